@@ -1,0 +1,150 @@
+package dev.floe.memory;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The bounded caches in front of the {@link SuperblockHeap}: LRMalloc's thread caches, made safe
+ * for virtual threads.
+ *
+ * <p>LRMalloc gives each thread its own cache. On the JVM that would strand blocks in caches of
+ * threads that died (there is no thread-exit hook) and grow without bound with millions of
+ * virtual threads. Floe instead keeps a fixed set of {@link CacheStripe}s (a power of two, about
+ * twice the core count) that a thread <em>claims for the duration of one call</em>: the stripe
+ * is picked by hashing the thread id (so a platform thread keeps hitting the same warm stripe),
+ * claimed with one CAS, used with plain accesses, and released with a release store. If the home
+ * stripe is busy the thread probes the others; if all are busy it goes straight to the heap for a
+ * single block, so no thread ever waits for another (lock-free).
+ *
+ * <p>Bounds: each stripe holds at most {@code capacity[c]} blocks of class {@code c}
+ * ({@link #capacityOf}: 128 blocks or 32 KiB, whichever is fewer, at least 4), so the total
+ * cached memory is at most {@code stripes × Σ capacity[c] × blockSize(c)}, about 1 MiB per stripe
+ * if every class is in use. An empty bin is filled to half its capacity; a full bin flushes its
+ * older half (the other half stays, warm, for the next allocations).
+ */
+final class BlockCaches {
+    private final SuperblockHeap heap;
+    private final CacheStripe[] stripes;
+    private final int mask;
+    private final int[] capacity = new int[SizeClasses.COUNT];
+    /** Live-block deltas of calls that found every stripe busy. */
+    private final AtomicLongArray directLive = new AtomicLongArray(SizeClasses.COUNT);
+
+    BlockCaches(SuperblockHeap heap, int stripeCount) {
+        if (Integer.bitCount(stripeCount) != 1) throw new IllegalArgumentException("stripes: power of two");
+        this.heap = heap;
+        for (int c = 0; c < SizeClasses.COUNT; c++) capacity[c] = capacityOf(SizeClasses.blockSize(c));
+        this.stripes = new CacheStripe[stripeCount];
+        for (int i = 0; i < stripeCount; i++) stripes[i] = new CacheStripe(capacity);
+        this.mask = stripeCount - 1;
+    }
+
+    static int capacityOf(int blockSize) {
+        return Math.max(4, Math.min(128, (32 << 10) / blockSize));
+    }
+
+    static int defaultStripes() {
+        int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1)) << 1;
+        return Math.min(64, Math.max(2, n));
+    }
+
+    private CacheStripe claim() {
+        long id = Thread.currentThread().threadId();
+        int h = (int) ((id * 0x9E37_79B9_7F4A_7C15L) >>> 40);
+        for (int i = 0; i <= mask; i++) {
+            CacheStripe s = stripes[(h + i) & mask];
+            if (s.tryClaim()) return s;
+        }
+        return null;
+    }
+
+    /** A free block of class {@code c}, marked live. */
+    long allocate(int c) {
+        long off;
+        CacheStripe s = claim();
+        if (s == null) {
+            long[] one = new long[1];
+            heap.fill(c, one, 0, 1);
+            directLive.incrementAndGet(c);
+            off = one[0];
+        } else {
+            try {
+                long[] bin = s.blocks[c];
+                int n = s.count[c];
+                if (n == 0) n = heap.fill(c, bin, 0, (capacity[c] + 1) >>> 1);
+                off = bin[--n];
+                s.count[c] = n;
+                s.liveDelta[c]++;
+            } finally {
+                s.unclaim();
+            }
+        }
+        Superblock sb = heap.directory.get((int) (off >>> heap.superblockShift));
+        sb.markLive(sb.blockIndex(off));
+        return off;
+    }
+
+    /** Takes back a block whose live byte the caller has just cleared. */
+    void free(Superblock sb, long off) {
+        int c = sb.sizeClass;
+        CacheStripe s = claim();
+        if (s == null) {
+            heap.flush(new long[] {off}, 0, 1);
+            directLive.decrementAndGet(c);
+            return;
+        }
+        try {
+            long[] bin = s.blocks[c];
+            int n = s.count[c];
+            if (n == bin.length) {
+                int half = n >>> 1;
+                System.arraycopy(bin, 0, s.scratch, 0, half);
+                System.arraycopy(bin, half, bin, 0, n - half);
+                n -= half;
+                s.count[c] = n;
+                heap.flush(s.scratch, 0, half);
+            }
+            bin[n] = off;
+            s.count[c] = n + 1;
+            s.liveDelta[c]--;
+        } finally {
+            s.unclaim();
+        }
+    }
+
+    /** Flushes every stripe completely (waits for each stripe's current holder to finish). */
+    void trim() {
+        for (CacheStripe s : stripes) {
+            while (!s.tryClaim()) Thread.onSpinWait();
+            try {
+                for (int c = 0; c < SizeClasses.COUNT; c++) {
+                    int n = s.count[c];
+                    if (n > 0) {
+                        s.count[c] = 0;
+                        heap.flush(s.blocks[c], 0, n);
+                    }
+                }
+            } finally {
+                s.unclaim();
+            }
+        }
+    }
+
+    /** Live blocks of class {@code c} (a racy but tear-free sum; exact when quiescent). */
+    long liveBlocks(int c) {
+        long sum = directLive.get(c);
+        for (CacheStripe s : stripes) sum += s.liveDelta[c];
+        return sum;
+    }
+
+    long cachedBytes() {
+        long sum = 0;
+        for (CacheStripe s : stripes) {
+            for (int c = 0; c < SizeClasses.COUNT; c++) sum += (long) s.count[c] * SizeClasses.blockSize(c);
+        }
+        return sum;
+    }
+
+    int stripeCount() {
+        return stripes.length;
+    }
+}

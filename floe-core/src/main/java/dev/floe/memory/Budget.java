@@ -1,0 +1,43 @@
+package dev.floe.memory;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Counts committed bytes (superblocks not released, live large runs) and enforces the optional
+ * cap. A charge that would exceed the cap changes nothing and throws
+ * {@link FloeOutOfMemoryException} with the live, committed and requested bytes.
+ */
+final class Budget {
+    private final AtomicLong committed = new AtomicLong();
+    private final long cap;
+    private final LongSupplier liveBytes;
+
+    Budget(long cap, LongSupplier liveBytes) {
+        this.cap = cap;
+        this.liveBytes = liveBytes;
+    }
+
+    void charge(long bytes, long requested) {
+        while (true) {
+            long c = committed.get();
+            if (c + bytes > cap) {
+                throw new FloeOutOfMemoryException("Floe off-heap budget exceeded",
+                        liveBytes.getAsLong(), c, requested, cap);
+            }
+            if (committed.compareAndSet(c, c + bytes)) return;
+        }
+    }
+
+    void refund(long bytes) {
+        committed.addAndGet(-bytes);
+    }
+
+    long committed() {
+        return committed.get();
+    }
+
+    long cap() {
+        return cap;
+    }
+}

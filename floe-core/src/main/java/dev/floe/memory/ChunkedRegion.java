@@ -1,0 +1,175 @@
+package dev.floe.memory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The fallback region used when native access is not enabled: the address space is virtual,
+ * and the parts the allocator commits are backed by chunks allocated from one shared
+ * {@link Arena}. No restricted method is ever called, so the JDK prints no warning.
+ *
+ * <p>Layout: the region is cut into slots of {@code chunkSize} bytes; {@code slots[i]} covers
+ * offsets {@code [i*chunkSize, (i+1)*chunkSize)} and is {@code null} until committed. A commit
+ * that needs several new slots allocates them as one contiguous segment, and each slot holds the
+ * slice of that segment starting at the slot, running to the segment's end; so a range inside
+ * one commit is contiguous and {@link #slice} can return it whole. Slots are published with a
+ * release store and read with an acquire load, so a thread that learns an offset through any
+ * race still finds its chunk.
+ *
+ * <p>Memory is never returned to the OS in this mode: {@link #release} zero-fills (so reads
+ * after release see zeros, as in mapped mode) and everything is freed on {@link #close}.
+ */
+final class ChunkedRegion extends Region {
+    static final long DEFAULT_CHUNK = 4L << 20;
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
+
+    private final Arena arena = Arena.ofShared();
+    private final int chunkShift;
+    private final long chunkMask;
+    private final MemorySegment[] slots;
+    /** Base offset of the commit each slot belongs to (for {@link #contiguous}). */
+    private final long[] slotOrigin;
+    private long backedBytes; // guarded by this
+
+    ChunkedRegion(long size, long chunkSize) {
+        super(size);
+        if (Long.bitCount(chunkSize) != 1 || size % chunkSize != 0) {
+            throw new IllegalArgumentException("chunk size must be a power of two dividing the size");
+        }
+        long n = size / chunkSize;
+        if (n > Integer.MAX_VALUE - 8) throw new IllegalArgumentException("region too large: " + size);
+        this.chunkShift = Long.numberOfTrailingZeros(chunkSize);
+        this.chunkMask = chunkSize - 1;
+        this.slots = new MemorySegment[(int) n];
+        this.slotOrigin = new long[(int) n];
+    }
+
+    @Override
+    public RegionMode mode() {
+        return RegionMode.ARENA_CHUNKS;
+    }
+
+    private MemorySegment chunk(long offset) {
+        if (offset < 0 || offset >= size) {
+            throw new IndexOutOfBoundsException("offset " + offset + " is outside the region of "
+                    + size + " bytes");
+        }
+        MemorySegment s = (MemorySegment) SLOT.getAcquire(slots, (int) (offset >>> chunkShift));
+        if (s == null) {
+            if (!arena.scope().isAlive()) throw closed();
+            throw new IndexOutOfBoundsException("offset " + offset + " was never allocated");
+        }
+        return s;
+    }
+
+    @Override
+    public MemorySegment slice(long offset, long length) {
+        checkRange(offset, length);
+        return chunk(offset).asSlice(offset & chunkMask, length);
+    }
+
+    @Override
+    public long getLongPlain(long offset) {
+        return (long) LONG.get(chunk(offset), offset & chunkMask);
+    }
+
+    @Override
+    public long getLongAcquire(long offset) {
+        return (long) LONG.getAcquire(chunk(offset), offset & chunkMask);
+    }
+
+    @Override
+    public long getLongVolatile(long offset) {
+        return (long) LONG.getVolatile(chunk(offset), offset & chunkMask);
+    }
+
+    @Override
+    public void setLongPlain(long offset, long value) {
+        LONG.set(chunk(offset), offset & chunkMask, value);
+    }
+
+    @Override
+    public void setLongRelease(long offset, long value) {
+        LONG.setRelease(chunk(offset), offset & chunkMask, value);
+    }
+
+    @Override
+    public void setLongVolatile(long offset, long value) {
+        LONG.setVolatile(chunk(offset), offset & chunkMask, value);
+    }
+
+    @Override
+    public boolean compareAndSetLong(long offset, long expected, long value) {
+        return LONG.compareAndSet(chunk(offset), offset & chunkMask, expected, value);
+    }
+
+    @Override
+    public long getAndAddLong(long offset, long delta) {
+        return (long) LONG.getAndAdd(chunk(offset), offset & chunkMask, delta);
+    }
+
+    @Override
+    public void release(long offset, long length) {
+        slice(offset, length).fill((byte) 0);
+    }
+
+    @Override
+    public synchronized long residentBytes(long from, long to) {
+        if (!arena.scope().isAlive()) throw closed();
+        return backedBytes; // arena memory is zero-filled on allocation, so all of it is resident
+    }
+
+    @Override
+    synchronized void commit(long offset, long length) {
+        checkRange(offset, length);
+        if (!arena.scope().isAlive()) throw closed();
+        int first = (int) (offset >>> chunkShift);
+        int last = (int) ((offset + length - 1) >>> chunkShift);
+        int from = first;
+        while (from <= last && slots[from] != null) from++;
+        if (from > last) return;
+        if (from != first) {
+            throw new IllegalStateException("commit of [" + offset + "+" + length
+                    + ") straddles an earlier commit");
+        }
+        for (int i = from; i <= last; i++) {
+            if (slots[i] != null) {
+                throw new IllegalStateException("commit of [" + offset + "+" + length
+                        + ") overlaps an earlier commit that is not contiguous with it");
+            }
+        }
+        long bytes = ((long) (last - from + 1)) << chunkShift;
+        MemorySegment seg = arena.allocate(bytes, 4096);
+        backedBytes += bytes;
+        long origin = ((long) from) << chunkShift;
+        for (int i = from; i <= last; i++) {
+            slotOrigin[i] = origin;
+            SLOT.setRelease(slots, i, seg.asSlice(((long) (i - from)) << chunkShift));
+        }
+    }
+
+    @Override
+    long extentGranularity() {
+        return 1L << chunkShift;
+    }
+
+    @Override
+    synchronized boolean contiguous(long a, long b) {
+        int ia = (int) (a >>> chunkShift);
+        int ib = (int) ((b - 1) >>> chunkShift);
+        return slots[ia] != null && slots[ib] != null && slotOrigin[ia] == slotOrigin[ib];
+    }
+
+    @Override
+    public boolean isOpen() {
+        return arena.scope().isAlive();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!arena.scope().isAlive()) throw closed();
+        arena.close();
+    }
+}

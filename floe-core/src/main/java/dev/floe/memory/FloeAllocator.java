@@ -1,0 +1,341 @@
+package dev.floe.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/**
+ * Floe's native memory allocator: a lock-free size-class allocator (LRMalloc's design) over one
+ * {@link Region}, whose freed memory stays readable and whose empty superblocks go back to the OS.
+ *
+ * <pre>{@code
+ * try (FloeAllocator alloc = FloeAllocator.builder().budget(1L << 30).build()) {
+ *     long block = alloc.allocate(100);             // an offset into the region
+ *     MemorySegment view = alloc.segment(block);    // bounded to the block's usable size
+ *     view.set(ValueLayout.JAVA_LONG, 0, 42L);
+ *     alloc.free(block);
+ * }
+ * }</pre>
+ *
+ * <h2>Layout of the region</h2>
+ * <pre>
+ *  0            superblockSize                  smallLimit = size/2                 size
+ *  | reserved:   | superblocks of size classes  | large runs (page multiples)       |
+ *  | offset 0 is | (index = offset &gt;&gt; log2 sb) |                                   |
+ *  | never valid |                              |                                   |
+ * </pre>
+ * Offset 0 is never handed out, so layers above can use 0 as "null".
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li>Allocation and free of blocks up to {@link SizeClasses#MAX_SMALL} are lock-free
+ *       ({@link BlockCaches}, {@link SuperblockHeap}); larger requests take a short lock
+ *       ({@link LargeRuns}).</li>
+ *   <li>Every offset ever returned stays readable until {@link #close()} (readable after free).
+ *       Freed blocks are never written by the allocator: free-list state lives in on-heap bitmaps.</li>
+ *   <li>Misuse is refused, never corrupting: a size {@code <= 0} or above
+ *       {@link #maxAllocation()} is an {@link IllegalArgumentException}; freeing anything that is
+ *       not a currently allocated block is an {@link IllegalFreeException}; exceeding the budget
+ *       is a {@link FloeOutOfMemoryException}; in every case the allocator is unchanged.</li>
+ *   <li>Caches are bounded and belong to no thread; {@link #trim()} empties them.</li>
+ *   <li>The statistics are an MXBean ({@code dev.floe:type=FloeAllocator,name=...}) and
+ *       superblock releases and large allocations are JFR events ({@code floe.SuperblockRelease},
+ *       {@code floe.LargeAllocation}).</li>
+ * </ul>
+ * Native access: in {@link RegionMode#MAPPED} mode the JVM needs
+ * {@code --enable-native-access=ALL-UNNAMED} (or the name of the module holding Floe). Without
+ * it, {@link RegionMode#AUTO} falls back to {@link RegionMode#ARENA_CHUNKS} silently.
+ */
+public final class FloeAllocator implements AutoCloseable {
+    /** Default reserved address space: 256 GiB (costs no memory: MAP_NORESERVE). */
+    public static final long DEFAULT_REGION_SIZE = 256L << 30;
+    /** Default superblock size: 256 KiB (LRMalloc's uniform superblock size). */
+    public static final long DEFAULT_SUPERBLOCK_SIZE = 256L << 10;
+
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final String name;
+    private final Region region;
+    private final SuperblockHeap heap;
+    private final BlockCaches caches;
+    private final LargeRuns large;
+    private final Budget budget;
+    private final long maxAllocation;
+    private final ObjectName mbeanName;
+    private volatile boolean closed;
+
+    private FloeAllocator(Builder b) {
+        this.name = b.name != null ? b.name : "floe-" + INSTANCES.incrementAndGet();
+        this.region = Region.open(b.regionSize, b.superblockSize, b.mode);
+        long smallLimit = (b.regionSize / 2) & -b.superblockSize;
+        this.budget = new Budget(b.budget, this::liveBytes);
+        this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget);
+        this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
+        this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
+        this.maxAllocation = b.regionSize - smallLimit;
+        this.mbeanName = b.jmx ? registerMBean() : null;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** An allocator with every default (256 GiB of address space, no budget, auto mode). */
+    public static FloeAllocator create() {
+        return builder().build();
+    }
+
+    /**
+     * Allocates a block of at least {@code size} bytes, 8-byte aligned, and returns its offset in
+     * the {@link #region()}. Its contents are unspecified (freed memory is not cleared).
+     *
+     * @throws IllegalArgumentException  if {@code size <= 0} or {@code size > maxAllocation()}
+     * @throws FloeOutOfMemoryException  if the budget or the address space is exhausted
+     * @throws IllegalStateException     if the allocator is closed
+     */
+    public long allocate(long size) {
+        if (closed) throw closedException();
+        if (size <= 0 || size > maxAllocation) {
+            throw new IllegalArgumentException("allocation size " + size + " is not in [1, "
+                    + maxAllocation + "]");
+        }
+        if (size <= SizeClasses.MAX_SMALL) return caches.allocate(SizeClasses.classOf(size));
+        return large.allocate(size);
+    }
+
+    /**
+     * Frees the block at {@code offset}. Its memory stays readable (and may read as zeros once
+     * its superblock is released) until the allocator closes.
+     *
+     * @throws IllegalFreeException  if {@code offset} is not the start of a currently allocated
+     *                               block (double free, inside a block, never allocated)
+     * @throws IllegalStateException if the allocator is closed
+     */
+    public void free(long offset) {
+        if (closed) throw closedException();
+        Superblock sb = heap.superblockOf(offset);
+        if (sb != null) {
+            int i = sb.blockIndex(offset);
+            if (i < 0) {
+                throw new IllegalFreeException("offset " + offset + " is inside a block of "
+                        + sb.blockSize + " bytes, not at its start");
+            }
+            if (!sb.clearLive(i)) {
+                throw new IllegalFreeException("offset " + offset
+                        + " is not allocated (double free, or never allocated)");
+            }
+            caches.free(sb, offset);
+        } else if (offset < heap.smallLimit || !large.free(offset)) {
+            throw new IllegalFreeException("offset " + offset + " was not allocated by " + name);
+        }
+    }
+
+    /** Usable bytes of the allocated block at {@code offset} (its size class or page run). */
+    public long usableSize(long offset) {
+        if (closed) throw closedException();
+        Superblock sb = heap.superblockOf(offset);
+        if (sb != null) {
+            int i = sb.blockIndex(offset);
+            if (i >= 0 && sb.isLive(i)) return sb.blockSize;
+        } else if (offset >= heap.smallLimit) {
+            long l = large.length(offset);
+            if (l > 0) return l;
+        }
+        throw new IllegalArgumentException("offset " + offset + " is not an allocated block");
+    }
+
+    /** A view of the whole usable block at {@code offset}. */
+    public MemorySegment segment(long offset) {
+        return region.slice(offset, usableSize(offset));
+    }
+
+    /** A view of the first {@code length} bytes of the block at {@code offset}. */
+    public MemorySegment segment(long offset, long length) {
+        long usable = usableSize(offset);
+        if (length < 0 || length > usable) {
+            throw new IndexOutOfBoundsException("length " + length + " exceeds the block's "
+                    + usable + " usable bytes");
+        }
+        return region.slice(offset, length);
+    }
+
+    /** The region all offsets refer to (word accessors for the layers above). */
+    public Region region() {
+        return region;
+    }
+
+    /** The largest request {@link #allocate} accepts. */
+    public long maxAllocation() {
+        return maxAllocation;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns every cached free block to its superblock, so that superblocks whose blocks are all
+     * free are released to the OS now rather than when caches overflow. Safe to call at any time.
+     */
+    public void trim() {
+        if (closed) throw closedException();
+        caches.trim();
+    }
+
+    /** A snapshot of this allocator's memory (see {@link MemoryStats}). */
+    public MemoryStats stats() {
+        if (closed) throw closedException();
+        long full = 0, part = 0, empty = 0;
+        long[] perClass = new long[SizeClasses.COUNT];
+        int carved = heap.carved();
+        for (int i = 1; i < carved; i++) {
+            Superblock sb = heap.directory.get(i);
+            if (sb == null) continue; // being carved right now
+            switch (Anchor.state(sb.anchor())) {
+                case Anchor.FULL -> { full++; perClass[sb.sizeClass]++; }
+                case Anchor.PARTIAL -> { part++; perClass[sb.sizeClass]++; }
+                default -> empty++;
+            }
+        }
+        List<MemoryStats.ClassStats> classes = new ArrayList<>();
+        long live = 0;
+        for (int c = 0; c < SizeClasses.COUNT; c++) {
+            long blocks = caches.liveBlocks(c);
+            live += blocks * SizeClasses.blockSize(c);
+            if (blocks != 0 || perClass[c] != 0) {
+                classes.add(new MemoryStats.ClassStats(c, SizeClasses.blockSize(c), blocks, perClass[c]));
+            }
+        }
+        long largeBytes = large.liveBytes();
+        long resident = region.residentBytes(0, Math.max(large.frontier(), heap.smallLimit));
+        return new MemoryStats(region.mode(), region.size(), live + largeBytes, budget.committed(),
+                resident, budget.cap(), caches.cachedBytes(), full, part, empty,
+                large.liveRuns(), largeBytes, heap.releases(), List.copyOf(classes));
+    }
+
+    private long liveBytes() {
+        long live = large.liveBytes();
+        for (int c = 0; c < SizeClasses.COUNT; c++) live += caches.liveBlocks(c) * SizeClasses.blockSize(c);
+        return live;
+    }
+
+    public RegionMode mode() {
+        return region.mode();
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Unmaps the region. Only call it when no thread can still use the allocator or any view of
+     * it; afterwards every method and every view fails with {@link IllegalStateException}.
+     * A second close fails the same way.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) throw closedException();
+        closed = true;
+        if (mbeanName != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+            } catch (JMException ignored) {
+                // already gone: nothing to undo
+            }
+        }
+        region.close();
+    }
+
+    private IllegalStateException closedException() {
+        return new IllegalStateException("Floe allocator '" + name + "' is closed");
+    }
+
+    private ObjectName registerMBean() {
+        try {
+            ObjectName on = new ObjectName("dev.floe:type=FloeAllocator,name=" + ObjectName.quote(name));
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            server.registerMBean(new AllocatorMXBeanImpl(this), on);
+            return on;
+        } catch (JMException e) {
+            System.getLogger("dev.floe.memory").log(System.Logger.Level.DEBUG,
+                    "Floe allocator " + name + ": MBean not registered: " + e);
+            return null;
+        }
+    }
+
+    /** Configuration of a {@link FloeAllocator}. */
+    public static final class Builder {
+        private long regionSize = DEFAULT_REGION_SIZE;
+        private long superblockSize = DEFAULT_SUPERBLOCK_SIZE;
+        private long budget = Long.MAX_VALUE;
+        private RegionMode mode = RegionMode.AUTO;
+        private String name;
+        private int stripes;
+        private boolean jmx = true;
+
+        private Builder() {}
+
+        /** Address space to reserve (default 256 GiB); a multiple of the superblock size, at least 8 of them. */
+        public Builder regionSize(long bytes) {
+            this.regionSize = bytes;
+            return this;
+        }
+
+        /** Superblock size: a power of two from 64 KiB to 8 MiB (default 256 KiB). */
+        public Builder superblockSize(long bytes) {
+            this.superblockSize = bytes;
+            return this;
+        }
+
+        /** Cap on committed bytes; beyond it allocations throw {@link FloeOutOfMemoryException}. */
+        public Builder budget(long bytes) {
+            if (bytes <= 0) throw new IllegalArgumentException("budget must be positive: " + bytes);
+            this.budget = bytes;
+            return this;
+        }
+
+        public Builder mode(RegionMode mode) {
+            this.mode = java.util.Objects.requireNonNull(mode);
+            return this;
+        }
+
+        /** Name used in the MBean and in messages (default {@code floe-N}). */
+        public Builder name(String name) {
+            this.name = java.util.Objects.requireNonNull(name);
+            return this;
+        }
+
+        /** Number of cache stripes, a power of two (default: about twice the core count). */
+        public Builder cacheStripes(int stripes) {
+            if (stripes <= 0 || Integer.bitCount(stripes) != 1) {
+                throw new IllegalArgumentException("cache stripes must be a power of two: " + stripes);
+            }
+            this.stripes = stripes;
+            return this;
+        }
+
+        /** Whether to register the statistics MBean (default true). */
+        public Builder jmx(boolean register) {
+            this.jmx = register;
+            return this;
+        }
+
+        public FloeAllocator build() {
+            if (Long.bitCount(superblockSize) != 1 || superblockSize < (64 << 10) || superblockSize > (8 << 20)) {
+                throw new IllegalArgumentException("superblock size must be a power of two in [64 KiB, 8 MiB]: "
+                        + superblockSize);
+            }
+            if (regionSize < 8 * superblockSize || regionSize % superblockSize != 0
+                    || (regionSize >>> Long.numberOfTrailingZeros(superblockSize)) > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("region size must be a multiple of the superblock size, "
+                        + "at least 8 superblocks and at most 2^31 of them: " + regionSize);
+            }
+            return new FloeAllocator(this);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.floe.memory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A region reserved with one {@code mmap(PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
+ * MAP_NORESERVE)} and accessed through one sized {@link MemorySegment} whose scope is a shared
+ * arena: closing the arena unmaps the range, and the JDK's scope checks turn every later access
+ * (through this class or any slice handed out) into an {@link IllegalStateException}.
+ *
+ * <p>The reservation is over-allocated by one alignment unit and trimmed so that the base is
+ * aligned to the superblock size. Pages are touched lazily; {@link #release} is
+ * {@code madvise(MADV_DONTNEED)}, after which the range reads as zeros (readable after free).
+ */
+final class MappedRegion extends Region {
+    private final Arena arena;
+    private final MemorySegment segment;
+
+    private MappedRegion(long size, Arena arena, MemorySegment segment) {
+        super(size);
+        this.arena = arena;
+        this.segment = segment;
+    }
+
+    static MappedRegion reserve(long size, long alignment) {
+        long raw = Libc.mmapReserve(size + alignment);
+        long base = (raw + alignment - 1) & -alignment;
+        Libc.munmap(raw, base - raw);                                  // unaligned head
+        Libc.munmap(base + size, raw + size + alignment - (base + size)); // tail
+        Arena arena = Arena.ofShared();
+        MemorySegment seg = MemorySegment.ofAddress(base)
+                .reinterpret(size, arena, s -> Libc.munmap(base, size));
+        return new MappedRegion(size, arena, seg);
+    }
+
+    @Override
+    public RegionMode mode() {
+        return RegionMode.MAPPED;
+    }
+
+    @Override
+    public MemorySegment slice(long offset, long length) {
+        return segment.asSlice(offset, length);
+    }
+
+    @Override
+    public long getLongPlain(long offset) {
+        return (long) LONG.get(segment, offset);
+    }
+
+    @Override
+    public long getLongAcquire(long offset) {
+        return (long) LONG.getAcquire(segment, offset);
+    }
+
+    @Override
+    public long getLongVolatile(long offset) {
+        return (long) LONG.getVolatile(segment, offset);
+    }
+
+    @Override
+    public void setLongPlain(long offset, long value) {
+        LONG.set(segment, offset, value);
+    }
+
+    @Override
+    public void setLongRelease(long offset, long value) {
+        LONG.setRelease(segment, offset, value);
+    }
+
+    @Override
+    public void setLongVolatile(long offset, long value) {
+        LONG.setVolatile(segment, offset, value);
+    }
+
+    @Override
+    public boolean compareAndSetLong(long offset, long expected, long value) {
+        return LONG.compareAndSet(segment, offset, expected, value);
+    }
+
+    @Override
+    public long getAndAddLong(long offset, long delta) {
+        return (long) LONG.getAndAdd(segment, offset, delta);
+    }
+
+    @Override
+    public void release(long offset, long length) {
+        checkRange(offset, length);
+        if (((offset | length) & (Libc.PAGE_SIZE - 1)) != 0) {
+            throw new IllegalArgumentException("release range must be page aligned: "
+                    + offset + "+" + length);
+        }
+        if (!arena.scope().isAlive()) throw closed();
+        Libc.dontNeed(segment.address() + offset, length);
+    }
+
+    @Override
+    public long residentBytes(long from, long to) {
+        checkRange(from, to - from);
+        if (!arena.scope().isAlive()) throw closed();
+        return Libc.residentPages(segment.address() + from, to - from) * Libc.PAGE_SIZE;
+    }
+
+    @Override
+    void commit(long offset, long length) {
+        checkRange(offset, length);
+    }
+
+    @Override
+    long extentGranularity() {
+        return Libc.PAGE_SIZE;
+    }
+
+    @Override
+    boolean contiguous(long a, long b) {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return arena.scope().isAlive();
+    }
+
+    @Override
+    public void close() {
+        if (!arena.scope().isAlive()) throw closed();
+        arena.close(); // runs the munmap cleanup
+    }
+}

@@ -1,0 +1,134 @@
+package dev.floe.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One large range of off-heap memory addressed by {@code long} offsets from its start.
+ *
+ * <p>Every reference inside Floe is an offset into a region. The region guarantees the
+ * <em>readable-after-free</em> invariant (ARCHITECTURE.md, invariant 1) that the Optimistic
+ * Access paper adds to LRMalloc and on which Nova's optimistic reads rely: while the region is
+ * open, every offset that was ever committed stays readable; {@link #release} gives the physical
+ * memory back (reads then return zeros) but never unmaps or protects anything.
+ *
+ * <p>Two implementations: {@link MappedRegion} (one {@code mmap} reservation, memory returned with
+ * {@code madvise}) and {@link ChunkedRegion} (fallback without native access: chunks from a
+ * shared {@code Arena}). Both bound every access: an offset outside the region, or in a part that
+ * was never committed, raises {@link IndexOutOfBoundsException}; any access after {@link #close}
+ * raises {@link IllegalStateException}; neither can crash the JVM.
+ *
+ * <p>Word accessors take an offset that must be 8-byte aligned (else
+ * {@link IllegalArgumentException}); their names give their memory ordering, as the
+ * {@link VarHandle} access modes do.
+ */
+public abstract sealed class Region implements AutoCloseable permits MappedRegion, ChunkedRegion {
+    /** Long accessor over a segment: coordinates (segment, offset). */
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private static final System.Logger LOG = System.getLogger("dev.floe.memory");
+
+    final long size;
+
+    Region(long size) {
+        this.size = size;
+    }
+
+    /**
+     * Opens a region of {@code size} bytes of address space (a multiple of {@code alignment}).
+     * {@link RegionMode#AUTO} picks {@code MAPPED} when this class's module has native access and
+     * the OS is Linux, else {@code ARENA_CHUNKS}; the check happens before any restricted method is
+     * touched.
+     */
+    public static Region open(long size, long alignment, RegionMode mode) {
+        if (size <= 0 || alignment <= 0 || size % alignment != 0) {
+            throw new IllegalArgumentException("region size " + size
+                    + " must be a positive multiple of " + alignment);
+        }
+        RegionMode m = mode == RegionMode.AUTO ? detectMode() : mode;
+        Region r = m == RegionMode.MAPPED
+                ? MappedRegion.reserve(size, alignment)
+                : new ChunkedRegion(size, ChunkedRegion.DEFAULT_CHUNK);
+        LOG.log(System.Logger.Level.DEBUG, () -> "Floe region opened: " + r.mode() + ", "
+                + (size >>> 20) + " MiB of address space"
+                + (mode == RegionMode.AUTO ? " (auto-detected)" : ""));
+        return r;
+    }
+
+    /** The mode {@link RegionMode#AUTO} resolves to in this JVM. */
+    public static RegionMode detectMode() {
+        boolean linux = System.getProperty("os.name", "").toLowerCase().contains("linux");
+        return linux && Region.class.getModule().isNativeAccessEnabled()
+                ? RegionMode.MAPPED : RegionMode.ARENA_CHUNKS;
+    }
+
+    /** Bytes of address space. */
+    public final long size() {
+        return size;
+    }
+
+    public abstract RegionMode mode();
+
+    /** A view of {@code [offset, offset+length)}, bounded to exactly that range. */
+    public abstract MemorySegment slice(long offset, long length);
+
+    public abstract long getLongPlain(long offset);
+
+    public abstract long getLongAcquire(long offset);
+
+    public abstract long getLongVolatile(long offset);
+
+    public abstract void setLongPlain(long offset, long value);
+
+    public abstract void setLongRelease(long offset, long value);
+
+    public abstract void setLongVolatile(long offset, long value);
+
+    public abstract boolean compareAndSetLong(long offset, long expected, long value);
+
+    public abstract long getAndAddLong(long offset, long delta);
+
+    /**
+     * Gives the physical memory of {@code [offset, offset+length)} back: the range stays readable
+     * and reads return zeros. Offset and length must be page aligned. Mapped regions call
+     * {@code madvise(MADV_DONTNEED)} and report its failure with errno; chunked regions zero-fill.
+     */
+    public abstract void release(long offset, long length);
+
+    /** Bytes of this region currently backed by physical memory (mincore, or chunk bytes). */
+    public abstract long residentBytes(long from, long to);
+
+    /**
+     * Makes {@code [offset, offset+length)} usable before the allocator first hands it out.
+     * A no-op for mapped regions (pages fault in on touch); chunked regions allocate chunks.
+     */
+    abstract void commit(long offset, long length);
+
+    /** Granularity in which fresh address ranges for large runs should be committed. */
+    abstract long extentGranularity();
+
+    /** Whether {@code [a, b)} with {@code a < b} is one contiguous piece of memory. */
+    abstract boolean contiguous(long a, long b);
+
+    public abstract boolean isOpen();
+
+    /**
+     * Unmaps (or frees) the whole region. Only call it when no thread can still touch the region:
+     * every view and accessor then fails with {@link IllegalStateException} instead of reaching
+     * unmapped memory. A second close fails with {@link IllegalStateException}.
+     */
+    @Override
+    public abstract void close();
+
+    final void checkRange(long offset, long length) {
+        if (offset < 0 || length < 0 || offset > size - length) {
+            throw new IndexOutOfBoundsException("range [" + offset + ", " + offset + "+" + length
+                    + ") is outside the region of " + size + " bytes");
+        }
+    }
+
+    final IllegalStateException closed() {
+        return new IllegalStateException("the Floe region is closed");
+    }
+}

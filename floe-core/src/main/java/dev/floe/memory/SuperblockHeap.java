@@ -1,0 +1,225 @@
+package dev.floe.memory;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The shared heap of superblocks behind the caches (LRMalloc's heap): moves free blocks from
+ * superblocks into caches ({@link #fill}) and back ({@link #flush}), carves new superblocks, and
+ * releases empty ones to the OS.
+ *
+ * <h2>Superblock states and who moves them</h2>
+ * <pre>
+ *             flush (some free)              fill (takes the last free blocks)
+ *     FULL  ---------------------&gt;  PARTIAL  ----------------------------------&gt; FULL
+ *       |                            |    ^ fill/flush (count changes)
+ *       | flush (all free)           | flush (all free)
+ *       v                            v
+ *   RELEASING ---(madvise done)---&gt; EMPTY ---(reused by a fill of the same class)---&gt; PARTIAL/FULL
+ * </pre>
+ * A superblock is <em>listed</em> while it is on its class's partial stack or held by a filler
+ * that popped it. Invariant: <b>PARTIAL implies listed, FULL implies unlisted</b> — only the
+ * flush that moves FULL→PARTIAL pushes, and only a popper moves PARTIAL→FULL. So a descriptor is
+ * never pushed twice. An emptied superblock must reach the class's reuse stack exactly once, and
+ * only after its {@code madvise} finished (else a reuser's data could be zeroed):
+ * <ul>
+ *   <li>FULL→RELEASING (unlisted): the flusher madvises, sets EMPTY and pushes it for reuse.</li>
+ *   <li>PARTIAL→RELEASING (listed): the flusher madvises, then CASes RELEASING→EMPTY. A popper
+ *       that meets RELEASING sets the POPPED flag instead of using it; the flusher's CAS then
+ *       fails, and the flusher (now the last holder) pushes it for reuse. A popper that meets
+ *       EMPTY pushes it for reuse itself.</li>
+ * </ul>
+ * Fills prefer a partial superblock, then a released one of the same class (address range reused
+ * first for the same class), and only then carve a new one from the frontier, charging the
+ * budget. All steps are CAS-based and lock-free; no step waits for another thread.
+ */
+final class SuperblockHeap {
+    final Region region;
+    final SuperblockDirectory directory;
+    final long superblockSize;
+    final int superblockShift;
+    /** First offset past the small area; large runs live in {@code [smallLimit, region size)}. */
+    final long smallLimit;
+    private final int maxIndex;
+    private final AtomicInteger frontier = new AtomicInteger(1); // index 0 is never used: offset 0 is "null"
+    private final DescriptorStack[] partial = new DescriptorStack[SizeClasses.COUNT];
+    private final DescriptorStack[] reusable = new DescriptorStack[SizeClasses.COUNT];
+    private final Budget budget;
+    private final AtomicLong releases = new AtomicLong();
+
+    SuperblockHeap(Region region, long superblockSize, long smallLimit, Budget budget) {
+        this.region = region;
+        this.superblockSize = superblockSize;
+        this.superblockShift = Long.numberOfTrailingZeros(superblockSize);
+        this.smallLimit = smallLimit;
+        this.maxIndex = (int) (smallLimit >>> superblockShift);
+        this.directory = new SuperblockDirectory(maxIndex);
+        this.budget = budget;
+        for (int c = 0; c < SizeClasses.COUNT; c++) {
+            partial[c] = new DescriptorStack(directory);
+            reusable[c] = new DescriptorStack(directory);
+        }
+    }
+
+    /** The descriptor of the superblock containing {@code off}, or null if none was carved. */
+    Superblock superblockOf(long off) {
+        if (off <= 0 || off >= smallLimit) return null;
+        return directory.get((int) (off >>> superblockShift));
+    }
+
+    /**
+     * Moves between 1 and {@code room} free blocks of class {@code c} into {@code dst[at..)} and
+     * returns how many. Throws {@link FloeOutOfMemoryException} (changing nothing) when a new
+     * superblock is needed and the budget or the address space is exhausted.
+     */
+    int fill(int c, long[] dst, int at, int room) {
+        Superblock sb;
+        while ((sb = partial[c].pop()) != null) {
+            int n = takeFromPopped(sb, dst, at, room);
+            if (n > 0) return n;
+        }
+        if ((sb = reusable[c].pop()) != null) {
+            try {
+                budget.charge(superblockSize, SizeClasses.blockSize(c));
+            } catch (FloeOutOfMemoryException e) {
+                reusable[c].push(sb);
+                throw e;
+            }
+            // EMPTY and unlisted: nobody else can change its anchor (a stale free is refused by
+            // its live byte), so this CAS cannot fail; all its blocks are in the free pool.
+            int n = Math.min(room, sb.blockCount);
+            int rest = sb.blockCount - n;
+            boolean ok = sb.casAnchor(Anchor.of(Anchor.EMPTY, sb.blockCount),
+                    Anchor.of(rest > 0 ? Anchor.PARTIAL : Anchor.FULL, rest));
+            if (!ok) throw new IllegalStateException("Floe allocator invariant broken: reused superblock changed");
+            sb.takeFree(dst, at, n);
+            if (rest > 0) partial[c].push(sb);
+            return n;
+        }
+        return carve(c, dst, at, room);
+    }
+
+    /** A popped superblock: take blocks if PARTIAL, else settle its release (see class comment). */
+    private int takeFromPopped(Superblock sb, long[] dst, int at, int room) {
+        while (true) {
+            long a = sb.anchor();
+            switch (Anchor.state(a)) {
+                case Anchor.PARTIAL -> {
+                    int count = Anchor.count(a);
+                    int n = Math.min(count, room);
+                    int rest = count - n;
+                    if (sb.casAnchor(a, Anchor.of(rest > 0 ? Anchor.PARTIAL : Anchor.FULL, rest))) {
+                        sb.takeFree(dst, at, n);
+                        if (rest > 0) partial[sb.sizeClass].push(sb); // still PARTIAL: stays listed
+                        return n;
+                    }
+                }
+                case Anchor.RELEASING -> {
+                    if (sb.casAnchor(a, a | Anchor.POPPED)) return 0; // the flusher finishes it
+                }
+                case Anchor.EMPTY -> {
+                    reusable[sb.sizeClass].push(sb);
+                    return 0;
+                }
+                default -> throw new IllegalStateException(
+                        "Floe allocator invariant broken: FULL superblock on the partial stack");
+            }
+        }
+    }
+
+    private int carve(int c, long[] dst, int at, int room) {
+        budget.charge(superblockSize, SizeClasses.blockSize(c));
+        int index = frontier.getAndIncrement();
+        if (index >= maxIndex) {
+            frontier.getAndDecrement(); // keep the frontier bounded (harmless race: both fail)
+            budget.refund(superblockSize);
+            throw new FloeOutOfMemoryException("Floe region address space exhausted", 0,
+                    budget.committed(), SizeClasses.blockSize(c), budget.cap());
+        }
+        long off = (long) index << superblockShift;
+        try {
+            region.commit(off, superblockSize);
+        } catch (RuntimeException e) {
+            budget.refund(superblockSize);
+            throw e;
+        }
+        Superblock sb = new Superblock(index, off, c, superblockSize);
+        int n = Math.min(room, sb.blockCount);
+        int rest = sb.blockCount - n;
+        sb.initFree(n);
+        sb.setAnchor(Anchor.of(rest > 0 ? Anchor.PARTIAL : Anchor.FULL, rest));
+        for (int i = 0; i < n; i++) dst[at + i] = sb.blockOffset(i);
+        directory.install(sb);
+        if (rest > 0) partial[c].push(sb);
+        return n;
+    }
+
+    /**
+     * Returns {@code src[from..to)} (blocks of one class, live bytes already cleared) to their
+     * superblocks. Sorts the range so each superblock's blocks form one run: one bitmap OR per
+     * word and one anchor CAS per run.
+     */
+    void flush(long[] src, int from, int to) {
+        Arrays.sort(src, from, to);
+        int runStart = from;
+        while (runStart < to) {
+            long sbIndex = src[runStart] >>> superblockShift;
+            int runEnd = runStart + 1;
+            while (runEnd < to && (src[runEnd] >>> superblockShift) == sbIndex) runEnd++;
+            Superblock sb = directory.get((int) sbIndex);
+            sb.addFree(src, runStart, runEnd);
+            returnRun(sb, runEnd - runStart);
+            runStart = runEnd;
+        }
+    }
+
+    private void returnRun(Superblock sb, int n) {
+        long a;
+        long b;
+        int oldState;
+        do {
+            a = sb.anchor();
+            oldState = Anchor.state(a);
+            // we hold n of its blocks, so it is FULL or PARTIAL, never RELEASING or EMPTY
+            int count = Anchor.count(a) + n;
+            b = Anchor.of(count == sb.blockCount ? Anchor.RELEASING : Anchor.PARTIAL, count);
+        } while (!sb.casAnchor(a, b));
+        if (Anchor.state(b) == Anchor.PARTIAL) {
+            if (oldState == Anchor.FULL) partial[sb.sizeClass].push(sb);
+            return;
+        }
+        release(sb);
+        if (oldState == Anchor.FULL) {
+            sb.setAnchor(Anchor.of(Anchor.EMPTY, sb.blockCount));
+            reusable[sb.sizeClass].push(sb);
+        } else if (!sb.casAnchor(b, Anchor.of(Anchor.EMPTY, sb.blockCount))) {
+            // a popper marked it POPPED meanwhile: we are the last holder
+            sb.setAnchor(Anchor.of(Anchor.EMPTY, sb.blockCount));
+            reusable[sb.sizeClass].push(sb);
+        }
+    }
+
+    private void release(Superblock sb) {
+        region.release(sb.offset, superblockSize);
+        budget.refund(superblockSize);
+        releases.incrementAndGet();
+        SuperblockReleaseEvent e = new SuperblockReleaseEvent();
+        if (e.shouldCommit()) {
+            e.offset = sb.offset;
+            e.sizeClass = sb.sizeClass;
+            e.blockSize = sb.blockSize;
+            e.bytes = superblockSize;
+            e.commit();
+        }
+    }
+
+    long releases() {
+        return releases.get();
+    }
+
+    /** Number of superblock indices carved so far (the directory's used prefix). */
+    int carved() {
+        return frontier.get();
+    }
+}
