@@ -29,11 +29,19 @@ abstract class CacheStripePad1 extends CacheStripeOwner {
  */
 final class CacheStripe extends CacheStripePad1 {
     private static final VarHandle OWNER;
+    private static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
 
     final long[][] blocks = new long[SizeClasses.COUNT][];
-    final int[] count = new int[SizeClasses.COUNT];
-    /** Blocks allocated minus blocks freed through this stripe, per class (statistics). */
-    final long[] liveDelta = new long[SizeClasses.COUNT];
+    /**
+     * The stripe's hot counters in one array, padded with a cache line at each end so that no
+     * other object the GC places beside it shares their lines:
+     * {@code [pad 8][count c0..c39][liveDelta c0..c39][pad 8]}. {@code count} is the number of
+     * blocks in bin {@code c}; {@code liveDelta} is blocks allocated minus blocks freed through
+     * this stripe (statistics).
+     */
+    private final long[] counters = new long[PAD + 2 * SizeClasses.COUNT + PAD];
+    private static final int PAD = 8;
+    private static final int LIVE = PAD + SizeClasses.COUNT;
     /** Scratch for flushes, as large as the largest bin. */
     final long[] scratch;
 
@@ -44,6 +52,28 @@ final class CacheStripe extends CacheStripePad1 {
             max = Math.max(max, capacity[c]);
         }
         scratch = new long[max];
+    }
+
+    int count(int c) {
+        return (int) counters[PAD + c];
+    }
+
+    void setCount(int c, int n) {
+        counters[PAD + c] = n;
+    }
+
+    void addLive(int c, int delta) {
+        counters[LIVE + c] += delta;
+    }
+
+    /** Read by statistics without a claim: a racy but tear-free (opaque) read. */
+    long liveDelta(int c) {
+        return (long) COUNTERS.getOpaque(counters, LIVE + c);
+    }
+
+    /** Read by statistics without a claim (opaque). */
+    int countRacy(int c) {
+        return (int) (long) COUNTERS.getOpaque(counters, PAD + c);
     }
 
     boolean tryClaim() {

@@ -310,7 +310,7 @@ public final class FloeAllocator implements AutoCloseable {
             return this;
         }
 
-        /** Number of cache stripes, a power of two (default: about twice the core count). */
+        /** Number of cache stripes, a power of two (default: four per core, at least 8). */
         public Builder cacheStripes(int stripes) {
             if (stripes <= 0 || Integer.bitCount(stripes) != 1) {
                 throw new IllegalArgumentException("cache stripes must be a power of two: " + stripes);

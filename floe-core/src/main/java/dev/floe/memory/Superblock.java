@@ -80,6 +80,11 @@ final class Superblock {
         return ((long) i * blockSize == rel && i < blockCount) ? i : -1;
     }
 
+    /** Index of the block at {@code off}, known to be a block start of this superblock. */
+    int indexOf(long off) {
+        return (int) (((off - offset) * reciprocal) >>> 40);
+    }
+
     long blockOffset(int i) {
         return offset + (long) i * blockSize;
     }
