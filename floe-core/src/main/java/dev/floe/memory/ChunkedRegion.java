@@ -33,6 +33,14 @@ final class ChunkedRegion extends Region {
     private final long[] slotOrigin;
     private long backedBytes; // guarded by this
 
+    /**
+     * {@link #DEFAULT_CHUNK} when it divides both halves of the region (so the large-run area
+     * starts on a chunk boundary), else the alignment unit (the superblock size).
+     */
+    static long chunkSizeFor(long size, long alignment) {
+        return (size / 2) % DEFAULT_CHUNK == 0 && size % DEFAULT_CHUNK == 0 ? DEFAULT_CHUNK : alignment;
+    }
+
     ChunkedRegion(long size, long chunkSize) {
         super(size);
         if (Long.bitCount(chunkSize) != 1 || size % chunkSize != 0) {

@@ -49,7 +49,7 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
         RegionMode m = mode == RegionMode.AUTO ? detectMode() : mode;
         Region r = m == RegionMode.MAPPED
                 ? MappedRegion.reserve(size, alignment)
-                : new ChunkedRegion(size, ChunkedRegion.DEFAULT_CHUNK);
+                : new ChunkedRegion(size, ChunkedRegion.chunkSizeFor(size, alignment));
         LOG.log(System.Logger.Level.DEBUG, () -> "Floe region opened: " + r.mode() + ", "
                 + (size >>> 20) + " MiB of address space"
                 + (mode == RegionMode.AUTO ? " (auto-detected)" : ""));

@@ -181,8 +181,12 @@ final class SuperblockHeap {
         do {
             a = sb.anchor();
             oldState = Anchor.state(a);
-            // we hold n of its blocks, so it is FULL or PARTIAL, never RELEASING or EMPTY
             int count = Anchor.count(a) + n;
+            // we hold n of its blocks, so it is FULL or PARTIAL, never RELEASING or EMPTY
+            if (oldState > Anchor.PARTIAL || count > sb.blockCount) {
+                throw new IllegalStateException("Floe allocator invariant broken: returning " + n
+                        + " blocks to superblock " + sb.index + " in state " + oldState);
+            }
             b = Anchor.of(count == sb.blockCount ? Anchor.RELEASING : Anchor.PARTIAL, count);
         } while (!sb.casAnchor(a, b));
         if (Anchor.state(b) == Anchor.PARTIAL) {
@@ -220,6 +224,6 @@ final class SuperblockHeap {
 
     /** Number of superblock indices carved so far (the directory's used prefix). */
     int carved() {
-        return frontier.get();
+        return Math.min(frontier.get(), maxIndex);
     }
 }
