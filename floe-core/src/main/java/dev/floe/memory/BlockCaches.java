@@ -1,6 +1,7 @@
 package dev.floe.memory;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The bounded caches in front of the {@link SuperblockHeap}: LRMalloc's thread caches, made safe
@@ -117,10 +118,19 @@ final class BlockCaches {
         }
     }
 
-    /** Flushes every stripe completely (waits for each stripe's current holder to finish). */
+    /**
+     * Flushes every stripe completely, waiting for each stripe's current holder to finish its call.
+     * The wait parks (with growing pauses) rather than spins: a virtual thread holding a stripe
+     * can be unmounted inside its call (it may block on a monitor while committing a chunk), and
+     * spinning virtual threads could then occupy every carrier so that the holder never runs.
+     */
     void trim() {
         for (CacheStripe s : stripes) {
-            while (!s.tryClaim()) Thread.onSpinWait();
+            long pause = 1_000;
+            while (!s.tryClaim()) {
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, 1_000_000);
+            }
             try {
                 for (int c = 0; c < SizeClasses.COUNT; c++) {
                     int n = s.count(c);

@@ -29,6 +29,15 @@ final class Budget {
         }
     }
 
+    /**
+     * The exception for an exhausted address space, with the real live bytes and the committed
+     * bytes excluding {@code pendingCharge} (a charge the failing request made and will refund).
+     */
+    FloeOutOfMemoryException exhausted(String what, long requested, long pendingCharge) {
+        return new FloeOutOfMemoryException("Floe region address space for " + what + " exhausted",
+                liveBytes.getAsLong(), committed.get() - pendingCharge, requested, cap);
+    }
+
     void refund(long bytes) {
         committed.addAndGet(-bytes);
     }

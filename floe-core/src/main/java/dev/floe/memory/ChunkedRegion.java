@@ -31,7 +31,6 @@ final class ChunkedRegion extends Region {
     private final MemorySegment[] slots;
     /** Base offset of the commit each slot belongs to (for {@link #contiguous}). */
     private final long[] slotOrigin;
-    private long backedBytes; // guarded by this
 
     /**
      * {@link #DEFAULT_CHUNK} when it divides both halves of the region (so the large-run area
@@ -123,10 +122,17 @@ final class ChunkedRegion extends Region {
         slice(offset, length).fill((byte) 0);
     }
 
+    /** Committed chunk bytes in {@code [from, to)}: arena memory is zeroed, so all of it is resident. */
     @Override
-    public synchronized long residentBytes(long from, long to) {
+    public long residentBytes(long from, long to) {
+        checkRange(from, to - from);
         if (!arena.scope().isAlive()) throw closed();
-        return backedBytes; // arena memory is zero-filled on allocation, so all of it is resident
+        if (to == from) return 0;
+        long bytes = 0;
+        for (long i = from >>> chunkShift, last = (to - 1) >>> chunkShift; i <= last; i++) {
+            if (SLOT.getAcquire(slots, (int) i) != null) bytes += 1L << chunkShift;
+        }
+        return bytes;
     }
 
     @Override
@@ -150,12 +156,16 @@ final class ChunkedRegion extends Region {
         }
         long bytes = ((long) (last - from + 1)) << chunkShift;
         MemorySegment seg = arena.allocate(bytes, 4096);
-        backedBytes += bytes;
         long origin = ((long) from) << chunkShift;
         for (int i = from; i <= last; i++) {
             slotOrigin[i] = origin;
             SLOT.setRelease(slots, i, seg.asSlice(((long) (i - from)) << chunkShift));
         }
+    }
+
+    @Override
+    boolean growsContiguously() {
+        return false;
     }
 
     @Override

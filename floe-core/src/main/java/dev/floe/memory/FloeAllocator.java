@@ -212,7 +212,8 @@ public final class FloeAllocator implements AutoCloseable {
             }
         }
         long largeBytes = large.liveBytes();
-        long resident = region.residentBytes(0, Math.max(large.frontier(), heap.smallLimit));
+        long resident = region.residentBytes(0, (long) carved << heap.superblockShift)
+                + region.residentBytes(heap.smallLimit, large.frontier());
         return new MemoryStats(region.mode(), region.size(), live + largeBytes, budget.committed(),
                 resident, budget.cap(), caches.cachedBytes(), full, part, empty,
                 large.liveRuns(), largeBytes, heap.releases(), List.copyOf(classes));

@@ -84,18 +84,27 @@ final class LargeRuns {
         return fit.offset;
     }
 
+    /**
+     * Serves {@code length} bytes from fresh address space at the frontier. If the highest free
+     * run ends at the frontier and the region grows contiguously (mapped mode), that run is
+     * extended instead, so a freed run at the top never strands address space.
+     */
     private long grow(long length, long requested) {
+        long start = frontier;
+        Map.Entry<Long, Run> top = freeByOffset.lastEntry();
+        Run tail = top != null && region.growsContiguously()
+                && top.getValue().offset + top.getValue().length == frontier ? top.getValue() : null;
+        if (tail != null) start = tail.offset;
         long g = region.extentGranularity();
-        long extent = (length + g - 1) / g * g;
+        long extent = (length - (frontier - start) + g - 1) / g * g;
         if (frontier > limit - extent) {
-            throw new FloeOutOfMemoryException("Floe region address space for large runs exhausted",
-                    0, budget.committed(), requested, budget.cap());
+            throw budget.exhausted("large runs", requested, length);
         }
-        long off = frontier;
-        region.commit(off, extent);
+        region.commit(frontier, extent);
+        if (tail != null) removeFree(tail);
         frontier += extent;
-        if (extent > length) addFree(new Run(off + length, extent - length));
-        return off;
+        if (frontier > start + length) addFree(new Run(start + length, frontier - start - length));
+        return start;
     }
 
     /** Frees the run at {@code off}; false if no live run starts there. */

@@ -108,6 +108,11 @@ final class MappedRegion extends Region {
     }
 
     @Override
+    boolean growsContiguously() {
+        return true;
+    }
+
+    @Override
     long extentGranularity() {
         return Libc.PAGE_SIZE;
     }

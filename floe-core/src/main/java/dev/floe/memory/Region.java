@@ -108,6 +108,9 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /** Granularity in which fresh address ranges for large runs should be committed. */
     abstract long extentGranularity();
 
+    /** Whether a fresh commit at the end of earlier ones is contiguous with them (mapped: yes). */
+    abstract boolean growsContiguously();
+
     /** Whether {@code [a, b)} with {@code a < b} is one contiguous piece of memory. */
     abstract boolean contiguous(long a, long b);
 

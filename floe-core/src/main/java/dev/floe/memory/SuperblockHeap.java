@@ -134,8 +134,7 @@ final class SuperblockHeap {
         if (index >= maxIndex) {
             frontier.getAndDecrement(); // keep the frontier bounded (harmless race: both fail)
             budget.refund(superblockSize);
-            throw new FloeOutOfMemoryException("Floe region address space exhausted", 0,
-                    budget.committed(), SizeClasses.blockSize(c), budget.cap());
+            throw budget.exhausted("superblocks", SizeClasses.blockSize(c), 0);
         }
         long off = (long) index << superblockShift;
         try {

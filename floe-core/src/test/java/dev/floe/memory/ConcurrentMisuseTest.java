@@ -1,0 +1,218 @@
+package dev.floe.memory;
+
+import static dev.floe.memory.TestSupport.assertEverythingReturned;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Refusals and limits under concurrency: racing frees, the budget cap, address-space exhaustion. */
+class ConcurrentMisuseTest {
+    private static final long SECONDS = Long.getLong("floe.stress.seconds", 3);
+
+    /** Runs {@code body} on {@code n} threads; rethrows the first failure; fails on a hang. */
+    private static void runThreads(int n, String name, ThrowingRunnable body) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> ts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Thread t = new Thread(() -> {
+                try {
+                    body.run();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, name + "-" + i);
+            ts.add(t);
+            t.start();
+        }
+        for (Thread t : ts) {
+            t.join(TimeUnit.SECONDS.toMillis(SECONDS + 120));
+            if (t.isAlive()) fail(t.getName() + " hangs");
+        }
+        if (failure.get() != null) throw new AssertionError("a thread failed", failure.get());
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /**
+     * Invariant: a block is freed exactly once. Two threads free the same block at the same
+     * moment: exactly one succeeds, the other gets IllegalFreeException, and the block is then
+     * handed out again exactly once.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
+    void racingFreesOfOneBlockSucceedExactlyOnce(RegionMode mode) throws Exception {
+        try (FloeAllocator a = TestSupport.open(mode)) {
+            int rounds = 3000;
+            CyclicBarrier start = new CyclicBarrier(3);
+            CyclicBarrier end = new CyclicBarrier(3);
+            AtomicLong target = new AtomicLong();
+            AtomicInteger wins = new AtomicInteger();
+            AtomicInteger refusals = new AtomicInteger();
+            AtomicBoolean done = new AtomicBoolean();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> racers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                Thread t = new Thread(() -> {
+                    try {
+                        while (true) {
+                            start.await(60, TimeUnit.SECONDS);
+                            if (done.get()) return;
+                            try {
+                                a.free(target.get());
+                                wins.incrementAndGet();
+                            } catch (IllegalFreeException e) {
+                                refusals.incrementAndGet();
+                            }
+                            end.await(60, TimeUnit.SECONDS);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }, "floe-racer-" + i);
+                racers.add(t);
+                t.start();
+            }
+            Random rnd = new Random(3);
+            for (int r = 0; r < rounds && failure.get() == null; r++) {
+                long size = r % 10 == 0 ? SizeClasses.MAX_SMALL + 1 + rnd.nextInt(50_000) : 1 + rnd.nextInt(2000);
+                target.set(a.allocate(size));
+                start.await(60, TimeUnit.SECONDS);
+                end.await(60, TimeUnit.SECONDS);
+                assertEquals(1, wins.getAndSet(0), "round " + r + ": exactly one of two racing frees wins");
+                assertEquals(1, refusals.getAndSet(0), "round " + r + ": the other is refused");
+            }
+            done.set(true);
+            start.await(60, TimeUnit.SECONDS);
+            for (Thread t : racers) t.join(60_000);
+            if (failure.get() != null) throw new AssertionError("a racer failed", failure.get());
+            a.trim();
+            assertEverythingReturned(a, FloeAllocator.DEFAULT_SUPERBLOCK_SIZE);
+        }
+    }
+
+    /**
+     * Invariant: committed bytes never exceed the budget, whatever the interleaving; allocations
+     * beyond it fail cleanly, and all memory comes back at the end.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
+    void budgetIsNeverExceededUnderConcurrency(RegionMode mode) throws Exception {
+        long budget = 8 << 20;
+        long sb = 64 << 10;
+        try (FloeAllocator a = TestSupport.builder(mode).budget(budget).superblockSize(sb).build()) {
+            long deadline = System.nanoTime() + Math.max(500, SECONDS * 1000 / 3) * 1_000_000;
+            LongAdder ooms = new LongAdder();
+            AtomicBoolean over = new AtomicBoolean();
+            AtomicLong maxSeen = new AtomicLong();
+            AtomicInteger ids = new AtomicInteger();
+            runThreads(4, "floe-budget", () -> {
+                int me = ids.getAndIncrement();
+                if (me == 3) { // monitor
+                    while (System.nanoTime() < deadline) {
+                        long c = a.stats().committedBytes();
+                        maxSeen.accumulateAndGet(c, Math::max);
+                        if (c > budget) over.set(true);
+                    }
+                    return;
+                }
+                Random rnd = new Random(me);
+                List<Long> mine = new ArrayList<>();
+                while (System.nanoTime() < deadline) {
+                    if (mine.isEmpty() || rnd.nextInt(100) < 55) {
+                        long size = rnd.nextInt(100) < 5 ? 20_000 + rnd.nextInt(300_000) : 1 + rnd.nextInt(4000);
+                        try {
+                            mine.add(a.allocate(size));
+                        } catch (FloeOutOfMemoryException e) {
+                            ooms.increment();
+                            if (e.committedBytes() > budget) over.set(true);
+                            for (int k = 0; k < 20 && !mine.isEmpty(); k++) {
+                                a.free(mine.remove(rnd.nextInt(mine.size())));
+                            }
+                            if (rnd.nextInt(4) == 0) a.trim();
+                        }
+                    } else {
+                        a.free(mine.remove(rnd.nextInt(mine.size())));
+                    }
+                }
+                for (long off : mine) a.free(off);
+            });
+            assertTrue(!over.get(), "committed bytes exceeded the budget (max seen " + maxSeen.get() + ")");
+            assertTrue(ooms.sum() > 0, "the budget was reached");
+            a.trim();
+            assertEverythingReturned(a, sb);
+            TestSupport.assertStillWorks(a);
+        }
+    }
+
+    /**
+     * Invariant: stats() is safe at any time. Here the small area is full and threads keep trying
+     * to carve superblocks (each attempt briefly moves the carve frontier past the end) while
+     * another thread takes snapshots.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
+    void statsNeverFailWhileAllocationsFailForLackOfAddressSpace(RegionMode mode) throws Exception {
+        long sb = 64 << 10;
+        // 512 MiB: the small area is 256 MiB = exactly 4096 superblock indices
+        try (FloeAllocator a = FloeAllocator.builder().mode(mode).regionSize(512L << 20).superblockSize(sb)
+                .name("exhaust-stats-" + mode).build()) {
+            List<Long> blocks = new ArrayList<>();
+            while (true) {
+                try {
+                    blocks.add(a.allocate(SizeClasses.MAX_SMALL));
+                } catch (FloeOutOfMemoryException e) {
+                    break;
+                }
+            }
+            assertEquals(4095 * 4, blocks.size(), "every superblock but index 0 carved");
+            long deadline = System.nanoTime() + Math.max(500, SECONDS * 1000 / 3) * 1_000_000;
+            LongAdder snapshots = new LongAdder();
+            LongAdder refused = new LongAdder();
+            AtomicInteger ids = new AtomicInteger();
+            runThreads(3, "floe-exhaust", () -> {
+                int me = ids.getAndIncrement();
+                while (System.nanoTime() < deadline) {
+                    if (me == 0) {
+                        MemoryStats s = a.stats();
+                        assertTrue(s.superblocksFull() + s.superblocksPartial() + s.superblocksEmpty() <= 4095,
+                                s::toString);
+                        snapshots.increment();
+                    } else {
+                        try {
+                            a.allocate(8 << (me & 1));
+                            fail("allocation succeeded in a full small area");
+                        } catch (FloeOutOfMemoryException expected) {
+                            refused.increment();
+                        }
+                    }
+                }
+            });
+            assertTrue(snapshots.sum() > 0 && refused.sum() > 0);
+            // freeing makes room for the same class again
+            long off = blocks.removeLast();
+            a.free(off);
+            blocks.add(a.allocate(SizeClasses.MAX_SMALL));
+            TestSupport.assertQuiescentStatsConsistent(a, sb);
+            for (long b : blocks) a.free(b);
+            a.trim();
+            assertEverythingReturned(a, sb);
+        }
+    }
+}

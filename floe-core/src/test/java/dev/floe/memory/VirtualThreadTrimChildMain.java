@@ -1,0 +1,39 @@
+package dev.floe.memory;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Run in a child JVM with one virtual-thread carrier by {@link VirtualThreadsTest}: a virtual
+ * thread that holds a cache stripe blocks on the region's monitor (held here by the main thread,
+ * standing for any thread inside a synchronized {@link ChunkedRegion} method, such as a
+ * {@code stats()} call or a chunk commit), and a second virtual thread calls {@code trim()}.
+ * Prints {@code trim finished} if both complete, {@code stuck} otherwise.
+ */
+public final class VirtualThreadTrimChildMain {
+    private VirtualThreadTrimChildMain() {}
+
+    public static void main(String[] args) throws Exception {
+        FloeAllocator a = FloeAllocator.builder().regionSize(1L << 30).mode(RegionMode.ARENA_CHUNKS)
+                .cacheStripes(1).jmx(false).name("vt-trim").build();
+        Region region = a.region();
+        Thread allocator;
+        Thread trimmer;
+        synchronized (region) {
+            // a fresh class: the stripe is claimed, then carve() commits a chunk (synchronized on region)
+            allocator = Thread.ofVirtual().name("vt-allocate").start(() -> a.allocate(100));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (allocator.getState() != Thread.State.BLOCKED && System.nanoTime() < until) Thread.sleep(1);
+            System.out.println("allocator state while the region's monitor is held: " + allocator.getState());
+            trimmer = Thread.ofVirtual().name("vt-trim").start(a::trim);
+            Thread.sleep(200);
+        }
+        allocator.join(5_000);
+        trimmer.join(1_000);
+        boolean stuck = allocator.isAlive() || trimmer.isAlive();
+        System.out.println(stuck ? "stuck: allocate alive=" + allocator.isAlive() + ", trim alive="
+                + trimmer.isAlive() : "trim finished");
+        System.out.flush();
+        if (!stuck) a.close();
+        Runtime.getRuntime().halt(stuck ? 3 : 0);
+    }
+}
