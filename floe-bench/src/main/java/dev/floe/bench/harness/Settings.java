@@ -1,0 +1,68 @@
+package dev.floe.bench.harness;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The resolved parameters of one suite run: the suite's defaults for the mode, overridden by
+ * whatever options were given, validated.
+ *
+ * @param impls implementations to run, in the suite's display order
+ */
+public record Settings(Mode mode, double durationSeconds, double warmupSeconds, int runs,
+                       List<Integer> threads, List<String> impls) {
+
+    public Settings {
+        threads = List.copyOf(threads);
+        impls = List.copyOf(impls);
+        if (!(durationSeconds > 0)) throw new IllegalArgumentException("--duration must be positive: " + durationSeconds);
+        if (!(warmupSeconds >= 0)) throw new IllegalArgumentException("--warmup must not be negative: " + warmupSeconds);
+        if (runs < 1) throw new IllegalArgumentException("--runs must be at least 1: " + runs);
+        if (threads.isEmpty()) throw new IllegalArgumentException("--threads needs at least one value");
+        for (int t : threads) {
+            if (t < 1) throw new IllegalArgumentException("--threads values must be at least 1: " + t);
+        }
+        if (impls.isEmpty()) throw new IllegalArgumentException("no implementation selected");
+    }
+
+    /**
+     * The suite's defaults for the options' mode, overridden by the given options.
+     *
+     * @throws IllegalArgumentException for an implementation the suite does not have, or an
+     *                                  out-of-range value
+     */
+    public static Settings resolve(Suite suite, BenchOptions o) {
+        Settings d = suite.defaults(o.modeOrQuick());
+        List<String> impls = d.impls();
+        if (o.impls() != null) {
+            for (String name : o.impls()) {
+                if (!suite.impls().contains(name)) {
+                    throw new IllegalArgumentException("suite " + suite.name() + " has no implementation '"
+                            + name + "'; choose from " + String.join(", ", suite.impls()));
+                }
+            }
+            impls = new ArrayList<>(suite.impls());
+            impls.retainAll(o.impls());
+        }
+        return new Settings(d.mode(),
+                o.duration() != null ? o.duration() : d.durationSeconds(),
+                o.warmup() != null ? o.warmup() : d.warmupSeconds(),
+                o.runs() != null ? o.runs() : d.runs(),
+                o.threads() != null ? o.threads().stream().distinct().toList() : d.threads(),
+                impls);
+    }
+
+    /** The common part of a suite's {@code config} object. */
+    public Map<String, Object> toJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", mode.label());
+        m.put("duration_s", durationSeconds);
+        m.put("warmup_s", warmupSeconds);
+        m.put("runs", runs);
+        m.put("threads", threads);
+        m.put("impls", impls);
+        return m;
+    }
+}

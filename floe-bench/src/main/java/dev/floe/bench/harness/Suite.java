@@ -1,0 +1,57 @@
+package dev.floe.bench.harness;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A benchmark suite: a set of implementations measured on a set of workloads.
+ *
+ * <p>A suite describes <em>what</em> to measure and measures one run; the {@link SuiteRunner}
+ * decides <em>how</em>: it resolves the options into {@link Settings}, starts worker JVMs,
+ * interleaves the runs A B A B …, summarises them and computes the ratios. Adding a suite is one
+ * class implementing this interface plus its entry in {@code dev.floe.bench.SuiteRegistry}.
+ *
+ * <p>{@link #measure} runs inside a worker JVM (see {@link WorkerMain}) that only ever hosts one
+ * implementation and creates the suite from its class name: an implementing class must be public
+ * with a public no-argument constructor, and must not rely on state from the parent process.
+ * Everything else runs in the parent.
+ */
+public interface Suite {
+
+    /** The suite's name on the command line and in the JSON, e.g. {@code alloc}. */
+    String name();
+
+    /** One line for help texts and the console header. */
+    String description();
+
+    /** Every implementation, in display order. */
+    List<String> impls();
+
+    /** The defaults for a mode: duration, warm-up, runs, thread counts, all implementations. */
+    Settings defaults(Mode mode);
+
+    /** The suite-specific part of the JSON {@code config} object (sizes, counts, notes). */
+    Map<String, Object> config(Settings settings);
+
+    /** The cells to measure, in report order. */
+    List<Cell> cells(Settings settings);
+
+    /** The ratios to report for a cell, among the selected implementations. */
+    List<Comparison> comparisons(Cell cell, List<String> impls);
+
+    /**
+     * Runs one trial in this JVM: warm up for {@link Trial#warmupSeconds()}, then measure for
+     * {@link Trial#durationSeconds()} (or, for one-shot workloads, do the work once).
+     */
+    Sample measure(Trial trial) throws Exception;
+
+    /** Extra JVM options for the worker JVMs of an implementation (system properties, GC choice). */
+    default List<String> jvmArgs(String impl) {
+        return List.of();
+    }
+
+    /** The suite's goals checked against a finished report; none by default. */
+    default List<TargetCheck> targets(SuiteReport report) {
+        return List.of();
+    }
+}
