@@ -23,6 +23,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code --enable-native-access} never loads it and never prints the JDK's warning.
  * Constants are the Linux values, identical on x86-64 and AArch64.
  */
+@SuppressWarnings("restricted") // restricted FFM calls are this class's purpose; callers check native access
 final class Libc {
     static final int PROT_READ = 0x1;
     static final int PROT_WRITE = 0x2;

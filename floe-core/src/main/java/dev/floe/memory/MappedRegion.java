@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
  * aligned to the superblock size. Pages are touched lazily; {@link #release} is
  * {@code madvise(MADV_DONTNEED)}, after which the range reads as zeros (readable after free).
  */
+@SuppressWarnings("restricted") // restricted FFM calls are this class's purpose; callers check native access
 final class MappedRegion extends Region {
     private final Arena arena;
     private final MemorySegment segment;

@@ -16,6 +16,7 @@ import java.lang.invoke.MethodHandle;
  * call. The touch writes through one segment spanning the whole address space, which needs
  * native access ({@code --enable-native-access=ALL-UNNAMED}, which worker JVMs always get).
  */
+@SuppressWarnings("restricted") // restricted FFM calls are this class's purpose; callers check native access
 final class Malloc implements OffHeapAllocator {
 
     private static final MethodHandle MALLOC = downcall("malloc", FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
