@@ -149,6 +149,20 @@ public final class FloeAllocator implements AutoCloseable {
         throw new IllegalArgumentException("offset " + offset + " is not an allocated block");
     }
 
+    /**
+     * The block size if {@code offset} is the start of a block in a size-class superblock, live or
+     * free, else 0; never throws. Superblocks keep their block size for the life of their address
+     * range (invariant 3), so a layer that stores block offsets (Nova's safe pointers) can check
+     * with this, before touching memory, that an offset it was handed — stale or forged — lands on
+     * a real block boundary and how many bytes that block holds. Large runs are not blocks here:
+     * their boundaries move as runs split and coalesce.
+     */
+    public int blockSizeAt(long offset) {
+        Superblock sb = heap.superblockOf(offset);
+        if (sb == null) return 0;
+        return sb.blockIndex(offset) >= 0 ? sb.blockSize : 0;
+    }
+
     /** A view of the whole usable block at {@code offset}. */
     public MemorySegment segment(long offset) {
         return region.slice(offset, usableSize(offset));

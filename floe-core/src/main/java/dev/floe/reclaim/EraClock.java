@@ -1,0 +1,52 @@
+package dev.floe.reclaim;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/** Padding so the clock word has its cache line to itself. */
+abstract class EraClockPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+}
+
+abstract class EraClockValue extends EraClockPad0 {
+    volatile long era = 1;
+}
+
+abstract class EraClockPad1 extends EraClockValue {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+}
+
+/**
+ * A global era (epoch) counter: Nova's NovaEra, and the clock of the epoch-style schemes.
+ * {@link #advance} is an atomic increment (a full fence), so everything a thread did before it
+ * is visible to whoever reads the new value. {@link #version} maps the era onto the 27-bit
+ * version space of safe pointers, skipping 0.
+ */
+public final class EraClock extends EraClockPad1 {
+    private static final VarHandle ERA;
+    private static final long VERSION_MASK = (1L << 27) - 1;
+
+    /** The current era (volatile read). */
+    public long current() {
+        return era;
+    }
+
+    /** Increments the era; returns the new value. */
+    public long advance() {
+        return (long) ERA.getAndAdd(this, 1L) + 1;
+    }
+
+    /** The version for slices allocated now: the era modulo 2^27, never 0. */
+    int version() {
+        long v = era & VERSION_MASK;
+        return v == 0 ? 1 : (int) v;
+    }
+
+    static {
+        try {
+            ERA = MethodHandles.lookup().findVarHandle(EraClockValue.class, "era", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

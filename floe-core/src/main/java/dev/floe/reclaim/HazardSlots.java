@@ -1,0 +1,135 @@
+package dev.floe.reclaim;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * Hazard slots: announcements, scanned by reclaimers, of references some thread is working on
+ * right now. Nova's TAP (one slot per ongoing write), hazard pointers, pins and shields are all
+ * this mechanism (ARCHITECTURE.md, shared mechanisms).
+ *
+ * <h2>Protocol</h2>
+ * <ul>
+ *   <li>{@link #protect}: a thread claims a free slot <em>and</em> publishes its reference in
+ *       one CAS (0 → reference). The CAS is a full fence, so the announcement is visible before
+ *       the caller's next load — the validation that must follow (Dekker-style with the
+ *       reclaimer, which publishes its own state change before it {@linkplain #snapshot scans}).</li>
+ *   <li>{@link #clear}: a release store of 0 ends the protection after the caller's writes.</li>
+ *   <li>{@link #snapshot}: volatile loads of every slot into a sorted array for binary search,
+ *       so a reclaimer pays one pass over the slots per batch, not per candidate.</li>
+ * </ul>
+ * A slot is held only for the duration of one call, by exactly one thread (the CAS makes the
+ * claim exclusive), so the table works for any number of platform or virtual threads: it grows
+ * (by appending a segment, never moving a slot) only when more calls are in flight at once than
+ * there are slots, and its size is bounded by the peak number of concurrent protections. Each
+ * slot has its own cache line. The probe starts at a slot chosen by hashing the thread id, so a
+ * thread usually reuses a warm line.
+ *
+ * <p>References must be non-zero (0 marks a free slot).
+ */
+public final class HazardSlots {
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle TABLE;
+    /** Longs per slot: one cache line (64 bytes) each. */
+    private static final int STRIDE = 8;
+
+    /** The slots, {@code slots[i * STRIDE]}; replaced by a larger copy of references on growth. */
+    @SuppressWarnings("unused") // through TABLE
+    private volatile Segment[] table;
+
+    /** A fixed group of slots; segments are only ever appended. */
+    private static final class Segment {
+        final long[] words;
+
+        Segment(int slots) {
+            words = new long[slots * STRIDE + STRIDE]; // trailing pad line
+        }
+    }
+
+    private final int segmentSlots;
+
+    public HazardSlots(int initialSlots) {
+        if (initialSlots <= 0) throw new IllegalArgumentException("slots: " + initialSlots);
+        this.segmentSlots = initialSlots;
+        this.table = new Segment[] {new Segment(initialSlots)};
+    }
+
+    /** A table sized for the machine: four slots per core, at least 16. */
+    public HazardSlots() {
+        this(Math.max(16, Runtime.getRuntime().availableProcessors() * 4));
+    }
+
+    /**
+     * Publishes {@code ref} in a free slot and returns the slot's handle for {@link #clear}.
+     * Full fence: the announcement is globally visible before any later load of the caller.
+     */
+    public int protect(long ref) {
+        if (ref == 0) throw new IllegalArgumentException("hazard reference must be non-zero");
+        long id = Thread.currentThread().threadId();
+        while (true) {
+            Segment[] t = table;
+            int total = t.length * segmentSlots;
+            int start = (int) ((id * 0x9E37_79B9_7F4A_7C15L) >>> 33) % total;
+            for (int k = 0; k < total; k++) {
+                int i = start + k;
+                if (i >= total) i -= total;
+                long[] words = t[i / segmentSlots].words;
+                int w = (i % segmentSlots) * STRIDE;
+                if ((long) SLOT.getOpaque(words, w) == 0 && SLOT.compareAndSet(words, w, 0L, ref)) {
+                    return i;
+                }
+            }
+            grow(t);
+        }
+    }
+
+    /** Ends the protection taken by {@link #protect} (release store). */
+    public void clear(int slot) {
+        Segment[] t = table;
+        SLOT.setRelease(t[slot / segmentSlots].words, (slot % segmentSlots) * STRIDE, 0L);
+    }
+
+    /**
+     * The references protected right now, sorted (a reclaimer must have published its own state
+     * change, with a fence, before calling this).
+     */
+    public long[] snapshot() {
+        Segment[] t = table;
+        long[] out = new long[t.length * segmentSlots];
+        int n = 0;
+        for (Segment s : t) {
+            for (int w = 0; w < segmentSlots * STRIDE; w += STRIDE) {
+                long v = (long) SLOT.getVolatile(s.words, w);
+                if (v != 0) out[n++] = v;
+            }
+        }
+        long[] refs = Arrays.copyOf(out, n);
+        Arrays.sort(refs);
+        return refs;
+    }
+
+    /** Whether {@code ref} is in a {@link #snapshot}. */
+    public static boolean contains(long[] snapshot, long ref) {
+        return snapshot.length != 0 && Arrays.binarySearch(snapshot, ref) >= 0;
+    }
+
+    /** Number of slots (grows with the peak number of concurrent protections). */
+    public int capacity() {
+        return table.length * segmentSlots;
+    }
+
+    private void grow(Segment[] seen) {
+        Segment[] bigger = Arrays.copyOf(seen, seen.length + 1);
+        bigger[seen.length] = new Segment(segmentSlots);
+        TABLE.compareAndSet(this, seen, bigger); // losing the race is fine: someone grew it
+    }
+
+    static {
+        try {
+            TABLE = MethodHandles.lookup().findVarHandle(HazardSlots.class, "table", Segment[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.floe.reclaim;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Retire lists (Nova's release lists): references deleted but not yet safe to free wait here in
+ * batches, and a full batch is handed to the scheme's {@link Drain} (Nova: advance the era, free
+ * what no hazard slot holds). Shared by every reclamation scheme that defers frees.
+ *
+ * <h2>Protocol: lock-free append, helping built in</h2>
+ * Each stripe (picked by hashing the thread id, as the allocator's caches are) has a current
+ * batch: an array of {@code capacity} entries and a reservation counter.
+ * <ol>
+ *   <li>{@link #add}: reserve an index with one atomic increment; if it is inside the batch,
+ *       store the reference there (release store). The thread that reserves the last index
+ *       seals the batch.</li>
+ *   <li>Sealing: replace the stripe's current batch with an empty one by CAS; the thread whose
+ *       CAS wins owns the full batch and drains it. A thread whose reservation falls past the end
+ *       also tries to seal before retrying in the new batch: so if the thread that took the last
+ *       index stalls, the next one to add drains the batch for it (the paper's helping).</li>
+ *   <li>Draining reads every entry with an acquire load. An entry still 0 belongs to a thread
+ *       that reserved its index but has not stored yet (it stalled between the two steps); the
+ *       batch goes to a pending queue and later drains pick those entries up once they appear.</li>
+ * </ol>
+ * So a thread that stalls anywhere holds back at most the one reference it was adding (Nova's
+ * robustness bound: a stalled writer holds one slice through its hazard slot, a stalled deleter
+ * the one slice it was retiring), and no batch waits for a particular thread to come back.
+ * Batches that drained completely are zeroed and kept as their stripe's spare, so steady-state
+ * retiring allocates nothing.
+ */
+public final class RetireBatches {
+    /** What a scheme does with references that left a batch. */
+    @FunctionalInterface
+    public interface Drain {
+        /**
+         * Processes {@code refs[0..count)}; the array is the caller's for the duration of the call.
+         * References that are not yet safe to free may be {@linkplain #add added} again.
+         */
+        void drain(long[] refs, int count);
+    }
+
+    private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle RESERVED;
+    /** Marks an entry of a pending batch that was already handed to the drain. */
+    private static final long TAKEN = Long.MIN_VALUE;
+
+    private static final class Batch {
+        final long[] entries;
+        @SuppressWarnings("unused") // through RESERVED
+        volatile int reserved;
+
+        Batch(long[] entries) {
+            this.entries = entries;
+        }
+    }
+
+    /** Entries {@code [from, to)} of a drained batch that were not yet written. */
+    private record Pending(long[] entries, int from, int to) {}
+
+    private final int capacity;
+    private final int mask;
+    private final AtomicReferenceArray<Batch> current;
+    private final AtomicReferenceArray<long[]> spare;
+    private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+    private final Drain drain;
+
+    /**
+     * @param capacity references per batch (Nova's N: the era advances once per batch)
+     * @param stripes  a power of two
+     */
+    public RetireBatches(int capacity, int stripes, Drain drain) {
+        if (capacity <= 0) throw new IllegalArgumentException("batch capacity: " + capacity);
+        if (Integer.bitCount(stripes) != 1) throw new IllegalArgumentException("stripes: power of two");
+        this.capacity = capacity;
+        this.mask = stripes - 1;
+        this.drain = drain;
+        this.current = new AtomicReferenceArray<>(stripes);
+        this.spare = new AtomicReferenceArray<>(stripes);
+        for (int i = 0; i < stripes; i++) current.set(i, new Batch(new long[capacity]));
+    }
+
+    /** Four stripes per core, at least 8 (as the allocator's caches). */
+    public static int defaultStripes() {
+        int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 4 - 1)) << 1;
+        return Math.min(64, Math.max(8, n));
+    }
+
+    /** Retires {@code ref} (non-zero); may drain a full batch on the calling thread. */
+    public void add(long ref) {
+        if (ref == 0) throw new IllegalArgumentException("retired reference must be non-zero");
+        int s = (int) ((Thread.currentThread().threadId() * 0x9E37_79B9_7F4A_7C15L) >>> 40) & mask;
+        while (true) {
+            Batch b = current.get(s);
+            int i = (int) RESERVED.getAndAdd(b, 1);
+            if (i < capacity) {
+                ENTRY.setRelease(b.entries, i, ref);
+                if (i == capacity - 1) seal(s, b);
+                return;
+            }
+            seal(s, b); // full: help whoever took the last index
+        }
+    }
+
+    /**
+     * Seals and drains every stripe's batch now, full or not, and retries pending entries:
+     * afterwards every reference retired before the call has been offered to the drain, except
+     * those whose adding thread has not finished storing (at most one per such thread).
+     */
+    public void drainAll() {
+        for (int s = 0; s <= mask; s++) {
+            Batch b = current.get(s);
+            if ((int) RESERVED.getVolatile(b) > 0) seal(s, b);
+        }
+        retryPending();
+    }
+
+    /** References waiting in batches and in the pending queue (approximate while adds run). */
+    public long waiting() {
+        long n = 0;
+        for (int s = 0; s <= mask; s++) n += Math.min(capacity, (int) RESERVED.getVolatile(current.get(s)));
+        for (Pending p : pending) n += p.to - p.from;
+        return n;
+    }
+
+    private void seal(int s, Batch full) {
+        long[] fresh = spare.getAndSet(s, null);
+        if (fresh == null) fresh = new long[capacity];
+        if (current.compareAndSet(s, full, new Batch(fresh))) {
+            int reserved = Math.min(capacity, (int) RESERVED.getAndAdd(full, capacity)); // closes the batch
+            drainBatch(s, full.entries, reserved);
+            retryPending();
+        } else if (!spare.compareAndSet(s, null, fresh)) {
+            // another spare arrived meanwhile; let this one go
+        }
+    }
+
+    /** Drains {@code entries[0..reserved)}; unwritten entries go to the pending queue. */
+    private void drainBatch(int s, long[] entries, int reserved) {
+        int firstMissing = -1;
+        for (int i = 0; i < reserved; i++) {
+            if ((long) ENTRY.getAcquire(entries, i) == 0 && !awaitEntry(entries, i)) {
+                firstMissing = i;
+                break;
+            }
+        }
+        if (firstMissing < 0) {
+            drain.drain(entries, reserved);
+            Arrays.fill(entries, 0, reserved, 0L);
+            spare.compareAndSet(s, null, entries);
+            return;
+        }
+        // A thread reserved an index and has not stored: never reuse this array; hand over
+        // what is written, remember the rest.
+        List<Long> missing = new ArrayList<>();
+        long[] ready = new long[reserved];
+        int n = 0;
+        for (int i = 0; i < reserved; i++) {
+            long r = (long) ENTRY.getAcquire(entries, i);
+            if (r != 0) {
+                ready[n++] = r;
+                entries[i] = TAKEN; // only index i's own adder writes here, and it already has
+            } else {
+                missing.add((long) i);
+            }
+        }
+        pending.add(new Pending(entries, Math.toIntExact(missing.getFirst()),
+                Math.toIntExact(missing.getLast()) + 1));
+        drain.drain(ready, n);
+    }
+
+    /** Spins briefly for an entry whose index was reserved a moment ago. */
+    private static boolean awaitEntry(long[] entries, int i) {
+        for (int spin = 0; spin < 1_000; spin++) {
+            Thread.onSpinWait();
+            if ((long) ENTRY.getAcquire(entries, i) != 0) return true;
+        }
+        return false;
+    }
+
+    private void retryPending() {
+        for (int k = pending.size(); k > 0; k--) {
+            Pending p = pending.poll();
+            if (p == null) return;
+            long[] ready = new long[p.to - p.from];
+            int n = 0;
+            int from = -1;
+            int to = -1;
+            for (int i = p.from; i < p.to; i++) {
+                long r = (long) ENTRY.getAcquire(p.entries, i);
+                if (r == 0) {
+                    if (from < 0) from = i;
+                    to = i + 1;
+                } else if (r != TAKEN) {
+                    ready[n++] = r;
+                    p.entries[i] = TAKEN; // this array is never reused
+                }
+            }
+            if (from >= 0) pending.add(new Pending(p.entries, from, to));
+            if (n > 0) drain.drain(ready, n);
+        }
+    }
+
+    static {
+        try {
+            RESERVED = MethodHandles.lookup().findVarHandle(Batch.class, "reserved", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

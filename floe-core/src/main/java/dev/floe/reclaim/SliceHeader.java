@@ -1,0 +1,42 @@
+package dev.floe.reclaim;
+
+/**
+ * The 8-byte header in front of every Nova slice, the source of truth for its state; one word
+ * so that deletion is a single CAS.
+ *
+ * <pre>
+ *  63                         37  36  35                                0
+ * +-----------------------------+---+------------------------------------+
+ * |        version (27 bits)    | D |        length in bytes (36 bits)   |
+ * +-----------------------------+---+------------------------------------+
+ * </pre>
+ * Version 0 is never issued, so zeroed memory (fresh, or released with {@code madvise}) is never a
+ * valid header (ARCHITECTURE.md invariant 2). The version and deleted bit sit at the same
+ * positions as in {@link SafePointer}, so "does this header match this pointer" is one mask and
+ * compare.
+ */
+final class SliceHeader {
+    static final long LENGTH_MASK = (1L << 36) - 1;
+    static final long DELETED = SafePointer.DELETED;
+    /** Version and deleted bit: the part a pointer must match. */
+    static final long STATE_MASK = ~LENGTH_MASK;
+
+    private SliceHeader() {}
+
+    static long of(int version, long length) {
+        return ((long) version << SafePointer.VERSION_SHIFT) | length;
+    }
+
+    static long length(long header) {
+        return header & LENGTH_MASK;
+    }
+
+    static boolean isDeleted(long header) {
+        return (header & DELETED) != 0;
+    }
+
+    /** Whether {@code header} is the live header of the incarnation {@code ptr} refers to. */
+    static boolean matches(long header, long ptr) {
+        return (header & STATE_MASK) == (ptr & ~SafePointer.REF_MASK) && (ptr & DELETED) == 0;
+    }
+}

@@ -1,0 +1,14 @@
+package dev.floe.reclaim;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Reads a slice through a read-only view bounded to it. Under Nova the read is optimistic: the
+ * slice may be deleted and reused while this runs, in which case the result is discarded (the
+ * call fails), so a reader must tolerate seeing arbitrary bytes — it must not loop forever or
+ * act on them outside its return value. Exceptions it throws on such bytes are discarded too.
+ */
+@FunctionalInterface
+public interface SliceReader<R> {
+    R read(MemorySegment slice);
+}
