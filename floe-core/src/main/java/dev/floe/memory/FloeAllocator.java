@@ -74,7 +74,7 @@ public final class FloeAllocator implements AutoCloseable {
         this.region = Region.open(b.regionSize, b.superblockSize, b.mode);
         long smallLimit = (b.regionSize / 2) & -b.superblockSize;
         this.budget = new Budget(b.budget, this::liveBytes);
-        this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget);
+        this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve);
         this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
         this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
         this.maxAllocation = b.regionSize - smallLimit;
@@ -292,6 +292,7 @@ public final class FloeAllocator implements AutoCloseable {
         private String name;
         private int stripes;
         private boolean jmx = true;
+        private boolean recarve;
 
         private Builder() {}
 
@@ -331,6 +332,18 @@ public final class FloeAllocator implements AutoCloseable {
                 throw new IllegalArgumentException("cache stripes must be a power of two: " + stripes);
             }
             this.stripes = stripes;
+            return this;
+        }
+
+        /**
+         * Whether a size class short of superblocks may re-carve an emptied superblock of another
+         * class (default false). This gives back fragmentation across classes but breaks the
+         * guarantee that a block position keeps its block size (invariant 3); enable it only when
+         * every layer that stores offsets can recognise a stale position — Nova's magic-number
+         * mode ({@code new Nova(allocator, batch, true)}) can.
+         */
+        public Builder recarveEmptySuperblocks(boolean enable) {
+            this.recarve = enable;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.floe.memory;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,8 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       EMPTY pushes it for reuse itself.</li>
  * </ul>
  * Fills prefer a partial superblock, then a released one of the same class (address range reused
- * first for the same class), and only then carve a new one from the frontier, charging the
- * budget. All steps are CAS-based and lock-free; no step waits for another thread.
+ * first for the same class), then — only with re-carving enabled — a released one of another
+ * class, and only then carve a new one from the frontier, charging the budget. All steps are CAS-based and lock-free; no step waits for another thread.
  */
 final class SuperblockHeap {
     final Region region;
@@ -48,7 +49,16 @@ final class SuperblockHeap {
     private final Budget budget;
     private final AtomicLong releases = new AtomicLong();
 
-    SuperblockHeap(Region region, long superblockSize, long smallLimit, Budget budget) {
+    /**
+     * Whether an EMPTY superblock of another class may be re-carved when a class has no partial or
+     * released superblock of its own. Off by default: it breaks invariant 3 (stable header
+     * positions), so only layers that can recognise a foreign header (Nova's magic-number mode)
+     * may enable it.
+     */
+    private final boolean recarve;
+
+    SuperblockHeap(Region region, long superblockSize, long smallLimit, Budget budget, boolean recarve) {
+        this.recarve = recarve;
         this.region = region;
         this.superblockSize = superblockSize;
         this.superblockShift = Long.numberOfTrailingZeros(superblockSize);
@@ -97,7 +107,60 @@ final class SuperblockHeap {
             if (rest > 0) partial[c].push(sb);
             return n;
         }
+        if (recarve) {
+            for (int k = 0; k < SizeClasses.COUNT; k++) {
+                if (k != c && (sb = reusable[k].pop()) != null) return recarve(sb, c, dst, at, room);
+            }
+            for (int k = 0; k < SizeClasses.COUNT; k++) {
+                if (k != c && sweep(k) && (sb = reusable[k].pop()) != null) return recarve(sb, c, dst, at, room);
+            }
+        }
         return carve(c, dst, at, room);
+    }
+
+    /**
+     * Empties class {@code k}'s partial stack and settles each descriptor as a popper must (see
+     * the class comment): EMPTY ones go to the reuse stack, RELEASING ones are marked POPPED (their
+     * flusher pushes them for reuse), PARTIAL ones are pushed back. Emptied superblocks otherwise
+     * wait on their partial stack until their own class allocates again; re-carving needs them
+     * sooner. Runs only where a fresh superblock would be carved anyway, so its O(superblocks of
+     * k) cost is paid at most once per carve. Returns whether anything went to the reuse stack.
+     */
+    private boolean sweep(int k) {
+        ArrayList<Superblock> partialOnes = new ArrayList<>();
+        boolean found = false;
+        Superblock sb;
+        while ((sb = partial[k].pop()) != null) {
+            boolean settled = false;
+            while (!settled) {
+                long a = sb.anchor();
+                switch (Anchor.state(a)) {
+                    case Anchor.EMPTY -> { reusable[k].push(sb); found = true; settled = true; }
+                    case Anchor.RELEASING -> settled = sb.casAnchor(a, a | Anchor.POPPED);
+                    case Anchor.PARTIAL -> { partialOnes.add(sb); settled = true; }
+                    default -> throw new IllegalStateException(
+                            "Floe allocator invariant broken: FULL superblock on the partial stack");
+                }
+            }
+        }
+        for (Superblock p : partialOnes) partial[k].push(p);
+        return found;
+    }
+
+    /**
+     * Gives an EMPTY, unlisted superblock of another class to class {@code c}: a new descriptor
+     * with the new geometry replaces the old one in the directory (release store). The old one
+     * had every block in its free pool, so no cache, stack or live block refers to it; a stale
+     * free of an old offset meets the new descriptor's live bytes and is refused.
+     */
+    private int recarve(Superblock old, int c, long[] dst, int at, int room) {
+        try {
+            budget.charge(superblockSize, SizeClasses.blockSize(c));
+        } catch (FloeOutOfMemoryException e) {
+            reusable[old.sizeClass].push(old);
+            throw e;
+        }
+        return install(new Superblock(old.index, old.offset, c, superblockSize), dst, at, room);
     }
 
     /** A popped superblock: take blocks if PARTIAL, else settle its release (see class comment). */
@@ -143,7 +206,12 @@ final class SuperblockHeap {
             budget.refund(superblockSize);
             throw e;
         }
-        Superblock sb = new Superblock(index, off, c, superblockSize);
+        return install(new Superblock(index, off, c, superblockSize), dst, at, room);
+    }
+
+    /** Hands the first blocks of a fresh descriptor to the caller and publishes it. */
+    private int install(Superblock sb, long[] dst, int at, int room) {
+        int c = sb.sizeClass;
         int n = Math.min(room, sb.blockCount);
         int rest = sb.blockCount - n;
         sb.initFree(n);

@@ -17,6 +17,15 @@ import java.lang.invoke.VarHandle;
  * stable (invariant 3) and never writes into freed blocks, so a stale pointer always lands on a
  * real header, or on zeros once the superblock was released (version 0 never matches).
  *
+ * <p><b>Magic-number mode</b> (appendix B, {@code new Nova(allocator, batch, true)}): the header
+ * grows to 16 bytes, a 64-bit random magic followed by the state word; allocation writes the
+ * magic before the release store of the state word, every validation also checks the magic, and
+ * retire zeroes it before freeing. Then the allocator may re-carve emptied superblocks for other
+ * size classes ({@link FloeAllocator.Builder#recarveEmptySuperblocks}): a stale pointer whose
+ * position is no longer a block start fails the geometry check, and one that lands on a block
+ * start of the new geometry finds either a header with a newer version or bytes that are not a
+ * header, which would have to match 64 random bits and the version by chance.
+ *
  * <h2>Operations and their orderings</h2>
  * <ul>
  *   <li><b>locate</b> (every operation): the pointer must not carry the deleted mark, its version
@@ -64,11 +73,17 @@ import java.lang.invoke.VarHandle;
 public final class Nova implements Somar {
     /** Default release-list batch: the paper retires after adding 1000 slices. */
     public static final int DEFAULT_BATCH = 1000;
-    /** Largest slice: a slice and its header must fit the largest size-class block. */
+    /** Largest slice: a slice and its 8-byte header must fit the largest size-class block. */
     public static final long MAX_SLICE = SizeClasses.MAX_SMALL - 8;
 
     private final FloeAllocator allocator;
     private final Region region;
+    /** Magic-number mode (appendix B): the random magic every live header carries, else 0. */
+    private final long magic;
+    /** Offset of the state word in a header: 0, or 8 behind the magic. */
+    private final long state;
+    /** Header bytes in front of the data: 8, or 16 with the magic. */
+    private final long headerBytes;
     private final HazardSlots tap;
     private final EraClock era = new EraClock();
     private final RetireBatches releaseLists;
@@ -79,6 +94,20 @@ public final class Nova implements Somar {
 
     /** @param batch deletes per release-list batch (Nova's N: one era advance per batch) */
     public Nova(FloeAllocator allocator, int batch) {
+        this(allocator, batch, false);
+    }
+
+    /**
+     * @param batch       deletes per release-list batch (Nova's N: one era advance per batch)
+     * @param magicNumbers magic-number mode (Nova paper, appendix B): every header starts with a
+     *                    64-bit random magic, zeroed when the slice is freed, and every access
+     *                    checks it. A stale pointer into memory that no longer holds a Nova header
+     *                    (an emptied superblock re-carved for another size class, see
+     *                    {@link FloeAllocator.Builder#recarveEmptySuperblocks}, or a block now used
+     *                    outside Nova) then fails unless 64 random bits and the version match by
+     *                    chance. Costs 8 bytes per slice.
+     */
+    public Nova(FloeAllocator allocator, int batch, boolean magicNumbers) {
         if (allocator.region().size() > SafePointer.MAX_OFFSET) {
             throw new IllegalArgumentException("Nova addresses regions up to "
                     + (SafePointer.MAX_OFFSET >>> 30) + " GiB; this one has "
@@ -86,18 +115,22 @@ public final class Nova implements Somar {
         }
         this.allocator = allocator;
         this.region = allocator.region();
+        this.magic = magicNumbers ? randomMagic() : 0;
+        this.state = magicNumbers ? 8 : 0;
+        this.headerBytes = magicNumbers ? 16 : 8;
         this.tap = new HazardSlots();
         this.releaseLists = new RetireBatches(batch, RetireBatches.defaultStripes(), this::retire);
     }
 
     @Override
     public long allocate(long length) {
-        if (length < 0 || length > MAX_SLICE) {
-            throw new IllegalArgumentException("slice length " + length + " is not in [0, " + MAX_SLICE + "]");
+        if (length < 0 || length > maxSlice()) {
+            throw new IllegalArgumentException("slice length " + length + " is not in [0, " + maxSlice() + "]");
         }
-        long hdr = allocator.allocate(length + 8);
+        long hdr = allocator.allocate(length + headerBytes);
         int version = era.version();
-        region.setLongRelease(hdr, SliceHeader.of(version, length));
+        if (magic != 0) region.setLongPlain(hdr, magic); // published by the release store below
+        region.setLongRelease(hdr + state, SliceHeader.of(version, length));
         return SafePointer.of(hdr, version);
     }
 
@@ -110,9 +143,31 @@ public final class Nova implements Somar {
         return allocator.blockSizeAt(SafePointer.headerOffset(ptr));
     }
 
-    /** Whether {@code header} is {@code ptr}'s live incarnation and its length fits the block. */
-    private static boolean valid(long header, long ptr, int blockSize) {
-        return SliceHeader.matches(header, ptr) && SliceHeader.length(header) + 8 <= blockSize;
+    /**
+     * Whether {@code header} (the state word just loaded) is {@code ptr}'s live incarnation, its
+     * length fits the block, and — in magic-number mode — the magic is in place.
+     */
+    private boolean valid(long header, long ptr, int blockSize) {
+        return SliceHeader.matches(header, ptr) && SliceHeader.length(header) + headerBytes <= blockSize
+                && (magic == 0 || region.getLongPlain(SafePointer.headerOffset(ptr)) == magic);
+    }
+
+    /** Largest slice this instance allocates: the largest block minus the header. */
+    public long maxSlice() {
+        return SizeClasses.MAX_SMALL - headerBytes;
+    }
+
+    /** Whether this instance runs in magic-number mode. */
+    public boolean magicNumbers() {
+        return magic != 0;
+    }
+
+    private static long randomMagic() {
+        long m;
+        do {
+            m = new java.security.SecureRandom().nextLong();
+        } while (m == 0);
+        return m;
     }
 
     @Override
@@ -120,19 +175,24 @@ public final class Nova implements Somar {
         int block = blockOf(ptr);
         if (block == 0) return onFailure;
         long hdr = SafePointer.headerOffset(ptr);
-        long h = region.getLongAcquire(hdr);
+        long h = region.getLongAcquire(hdr + state);
         if (!valid(h, ptr, block)) return onFailure;
-        MemorySegment view = region.slice(hdr + 8, SliceHeader.length(h)).asReadOnly();
+        MemorySegment view = region.slice(hdr + headerBytes, SliceHeader.length(h)).asReadOnly();
         R r;
         try {
             r = reader.read(view);
         } catch (RuntimeException e) {
             VarHandle.loadLoadFence();
-            if (region.getLongPlain(hdr) != h) return onFailure; // it read a reused slice
+            if (!unchanged(hdr, h)) return onFailure; // it read a reused slice
             throw e;
         }
         VarHandle.loadLoadFence(); // LoadLoad: the reader's loads before the validating load
-        return region.getLongPlain(hdr) == h ? r : onFailure;
+        return unchanged(hdr, h) ? r : onFailure;
+    }
+
+    /** The post-read validation: the state word (and the magic) as before the read. */
+    private boolean unchanged(long hdr, long h) {
+        return region.getLongPlain(hdr + state) == h && (magic == 0 || region.getLongPlain(hdr) == magic);
     }
 
     @Override
@@ -142,9 +202,9 @@ public final class Nova implements Somar {
         long hdr = SafePointer.headerOffset(ptr);
         int slot = tap.protect(hdr); // CAS: claim + publish, full fence
         try {
-            long h = region.getLongVolatile(hdr);
+            long h = region.getLongVolatile(hdr + state);
             if (!valid(h, ptr, block)) return onFailure;
-            return writer.write(region.slice(hdr + 8, SliceHeader.length(h)), param);
+            return writer.write(region.slice(hdr + headerBytes, SliceHeader.length(h)), param);
         } finally {
             tap.clear(slot); // release: the writer's stores before the slot reads empty
         }
@@ -152,12 +212,13 @@ public final class Nova implements Somar {
 
     @Override
     public boolean delete(long ptr) {
-        if (blockOf(ptr) == 0) return false;
+        int block = blockOf(ptr);
+        if (block == 0) return false;
         long hdr = SafePointer.headerOffset(ptr);
         while (true) {
-            long h = region.getLongVolatile(hdr);
-            if (!SliceHeader.matches(h, ptr)) return false;
-            if (region.compareAndSetLong(hdr, h, h | SliceHeader.DELETED)) {
+            long h = region.getLongVolatile(hdr + state);
+            if (!valid(h, ptr, block)) return false;
+            if (region.compareAndSetLong(hdr + state, h, h | SliceHeader.DELETED)) {
                 releaseLists.add(hdr);
                 return true;
             }
@@ -168,20 +229,20 @@ public final class Nova implements Somar {
     public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
         int block = blockOf(ptr);
         long hdr = SafePointer.headerOffset(ptr);
-        long h = block == 0 ? 0 : region.getLongPlain(hdr);
-        if (!valid(h, ptr, block)) throw new DeletedSliceException(ptr);
-        return writer.write(region.slice(hdr + 8, SliceHeader.length(h)), param);
+        long h = block == 0 ? 0 : region.getLongPlain(hdr + state);
+        if (block == 0 || !valid(h, ptr, block)) throw new DeletedSliceException(ptr);
+        return writer.write(region.slice(hdr + headerBytes, SliceHeader.length(h)), param);
     }
 
     @Override
     public void deletePrivate(long ptr) {
         int block = blockOf(ptr);
         long hdr = SafePointer.headerOffset(ptr);
-        long h = block == 0 ? 0 : region.getLongPlain(hdr);
-        if (!valid(h, ptr, block)) throw new DeletedSliceException(ptr);
+        long h = block == 0 ? 0 : region.getLongPlain(hdr + state);
+        if (block == 0 || !valid(h, ptr, block)) throw new DeletedSliceException(ptr);
         // Still through the release list: the era must advance before the block is reused, or a
         // copy of this pointer would match the next incarnation's version.
-        region.setLongRelease(hdr, h | SliceHeader.DELETED);
+        region.setLongRelease(hdr + state, h | SliceHeader.DELETED);
         releaseLists.add(hdr);
     }
 
@@ -189,7 +250,7 @@ public final class Nova implements Somar {
     public long length(long ptr) {
         int block = blockOf(ptr);
         if (block == 0) return -1;
-        long h = region.getLongAcquire(SafePointer.headerOffset(ptr));
+        long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
         return valid(h, ptr, block) ? SliceHeader.length(h) : -1;
     }
 
@@ -205,8 +266,12 @@ public final class Nova implements Somar {
         int kept = 0;
         for (int i = 0; i < count; i++) {
             long r = refs[i];
-            if (HazardSlots.contains(held, r)) refs[kept++] = r;
-            else allocator.free(r);
+            if (HazardSlots.contains(held, r)) {
+                refs[kept++] = r;
+            } else {
+                if (magic != 0) region.setLongPlain(r, 0); // no header here any more; the free publishes it
+                allocator.free(r);
+            }
         }
         for (int i = 0; i < kept; i++) releaseLists.add(refs[i]);
     }

@@ -17,7 +17,7 @@ package dev.floe.reclaim;
  *       memory (the paper's local mark; {@link Nova#delete} returns the pointer to use after it).</li>
  *   <li><b>version</b>: the era in which the slice was allocated (27 bits, never 0). Equal to the
  *       header's version while this incarnation of the slice lives. Versions wrap after 2^27 eras;
- *       with one era per retire batch of {@code N} deletes (default 1024) that is 2^37 ≈ 137 billion
+ *       with one era per retire batch of {@code N} deletes (default 1000) that is about 134 billion
  *       deletes — hours at the highest delete rate measured on this machine (see docs/reclaim.md).
  *       A stale pointer is only mistaken for a live one if it survives a whole wrap and its slice
  *       is reallocated in exactly the matching era.</li>

@@ -1,0 +1,193 @@
+package dev.floe.reclaim;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.Region;
+import dev.floe.memory.SizeClasses;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+
+/**
+ * What every SOMAR scheme does the same way, whatever makes its reclamation safe: lay a slice
+ * out, locate and validate a safe pointer, build bounded views, set the deleted bit. The
+ * schemes ({@link Nova}, {@link EpochSomar}, {@link HazardErasSomar}, {@link GrowOnlySomar})
+ * differ only in what they do around these steps (optimistic re-validation, a hazard slot, an
+ * announced epoch or era) and in when a deleted block goes back to the allocator.
+ *
+ * <h2>Layout</h2>
+ * A slice is one allocator block: an optional 8-byte magic (Nova's magic-number mode, paper
+ * appendix B), the 8-byte state word ({@link SliceHeader}: version, deleted bit, length), then
+ * the data. The safe pointer ({@link SafePointer}) names the block start.
+ *
+ * <h2>Validation ("locate")</h2>
+ * Before any memory is touched: the pointer's deleted mark must be clear, its version non-zero,
+ * and its header offset a block start ({@link FloeAllocator#blockSizeAt}, 0 otherwise). Then
+ * the state word must match the pointer (version and deleted bit), header + length must fit the
+ * block, and in magic mode the magic must be in place. So a stale, forged or random {@code long}
+ * never yields a view outside one real block (ARCHITECTURE.md invariants 2, 3 and 6).
+ *
+ * <p>The {@code liveHeader*} methods return the validated state word, or 0 when the pointer does
+ * not name a live slice: version 0 is never issued, so 0 is never a valid state word. Their
+ * suffix names the memory ordering of the load; the caller picks the one its protocol needs.
+ */
+final class SliceAccess {
+    final FloeAllocator allocator;
+    final Region region;
+    /** The random magic every live header carries in magic-number mode, else 0. */
+    private final long magic;
+    /** Offset of the state word in the header: 0, or 8 behind the magic. */
+    private final long state;
+    /** Header bytes in front of the data: 8, or 16 with the magic. */
+    private final long headerBytes;
+
+    /** @param scheme the scheme's name, for the error message when the region is too large */
+    SliceAccess(FloeAllocator allocator, String scheme, boolean magicNumbers) {
+        if (allocator.region().size() > SafePointer.MAX_OFFSET) {
+            throw new IllegalArgumentException(scheme + " addresses regions up to "
+                    + (SafePointer.MAX_OFFSET >>> 30) + " GiB; this one has "
+                    + (allocator.region().size() >>> 30) + " GiB");
+        }
+        this.allocator = allocator;
+        this.region = allocator.region();
+        this.magic = magicNumbers ? randomMagic() : 0;
+        this.state = magicNumbers ? 8 : 0;
+        this.headerBytes = magicNumbers ? 16 : 8;
+    }
+
+    /** Largest slice: the largest size-class block minus the header. */
+    long maxSlice() {
+        return SizeClasses.MAX_SMALL - headerBytes;
+    }
+
+    boolean magicNumbers() {
+        return magic != 0;
+    }
+
+    /**
+     * Takes a block and publishes its header with {@code version} (release store: the magic and
+     * the header are visible to whoever acquires the pointer's header). Returns the safe pointer.
+     */
+    long allocate(long length, int version) {
+        if (length < 0 || length > maxSlice()) {
+            throw new IllegalArgumentException("slice length " + length + " is not in [0, " + maxSlice() + "]");
+        }
+        long hdr = allocator.allocate(length + headerBytes);
+        if (magic != 0) region.setLongPlain(hdr, magic); // published by the release store below
+        region.setLongRelease(hdr + state, SliceHeader.of(version, length));
+        return SafePointer.of(hdr, version);
+    }
+
+    /**
+     * The size of the block {@code ptr}'s header starts, or 0 if the pointer cannot name a live
+     * slice (deleted mark, version 0, not a block start). Touches no memory.
+     */
+    int blockOf(long ptr) {
+        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        return allocator.blockSizeAt(SafePointer.headerOffset(ptr));
+    }
+
+    /** Whether state word {@code h} is {@code ptr}'s live incarnation, fits the block, has its magic. */
+    private boolean valid(long h, long ptr, int block) {
+        return SliceHeader.matches(h, ptr) && SliceHeader.length(h) + headerBytes <= block
+                && (magic == 0 || region.getLongPlain(SafePointer.headerOffset(ptr)) == magic);
+    }
+
+    /** The live state word (acquire load), or 0. */
+    long liveHeaderAcquire(long ptr) {
+        int block = blockOf(ptr);
+        if (block == 0) return 0;
+        long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
+        return valid(h, ptr, block) ? h : 0;
+    }
+
+    /**
+     * The live state word (volatile load: after a hazard publication, the Dekker-style validation
+     * every protecting scheme relies on), or 0.
+     */
+    long liveHeaderVolatile(long ptr) {
+        int block = blockOf(ptr);
+        if (block == 0) return 0;
+        long h = region.getLongVolatile(SafePointer.headerOffset(ptr) + state);
+        return valid(h, ptr, block) ? h : 0;
+    }
+
+    /** The live state word (plain load: privatized operations), or 0. */
+    long liveHeaderPlain(long ptr) {
+        int block = blockOf(ptr);
+        if (block == 0) return 0;
+        long h = region.getLongPlain(SafePointer.headerOffset(ptr) + state);
+        return valid(h, ptr, block) ? h : 0;
+    }
+
+    /**
+     * Optimistic post-validation: whether the state word (and magic) still read as {@code h}
+     * (plain loads; the caller fences the data loads before this).
+     */
+    boolean unchanged(long ptr, long h) {
+        long hdr = SafePointer.headerOffset(ptr);
+        return region.getLongPlain(hdr + state) == h && (magic == 0 || region.getLongPlain(hdr) == magic);
+    }
+
+    /** A writable view of exactly the data of the slice whose live state word is {@code h}. */
+    MemorySegment view(long ptr, long h) {
+        return region.slice(SafePointer.headerOffset(ptr) + headerBytes, SliceHeader.length(h));
+    }
+
+    /** A read-only view of exactly the data of the slice whose live state word is {@code h}. */
+    MemorySegment readOnlyView(long ptr, long h) {
+        return view(ptr, h).asReadOnly();
+    }
+
+    /**
+     * Sets the deleted bit with a CAS; true for exactly one of racing calls on the same live
+     * slice (a failed CAS re-reads: it only fails when another delete won or the pointer is stale).
+     */
+    boolean markDeleted(long ptr) {
+        int block = blockOf(ptr);
+        if (block == 0) return false;
+        long at = SafePointer.headerOffset(ptr) + state;
+        while (true) {
+            long h = region.getLongVolatile(at);
+            if (!valid(h, ptr, block)) return false;
+            if (region.compareAndSetLong(at, h, h | SliceHeader.DELETED)) return true; // full fence
+        }
+    }
+
+    /**
+     * Sets the deleted bit of a private slice (release store: whoever acquires the retired
+     * reference sees it). Throws {@link DeletedSliceException} if {@code ptr} is not live.
+     */
+    void markDeletedPrivate(long ptr) {
+        long h = liveHeaderPlain(ptr);
+        if (h == 0) throw new DeletedSliceException(ptr);
+        region.setLongRelease(SafePointer.headerOffset(ptr) + state, h | SliceHeader.DELETED);
+    }
+
+    /** Length of the live slice, or -1 if the pointer no longer names one. */
+    long length(long ptr) {
+        long h = liveHeaderAcquire(ptr);
+        return h == 0 ? -1 : SliceHeader.length(h);
+    }
+
+    /**
+     * The version in the header at {@code hdr} (acquire load). Meaningful for a retired slice the
+     * caller owns: a deleted header is not written again until its block is reallocated.
+     */
+    int retiredVersion(long hdr) {
+        return SafePointer.version(region.getLongAcquire(hdr + state));
+    }
+
+    /** Returns a retired block to the allocator (magic mode: clears the magic first). */
+    void free(long hdr) {
+        if (magic != 0) region.setLongPlain(hdr, 0); // no header here any more; the free publishes it
+        allocator.free(hdr);
+    }
+
+    private static long randomMagic() {
+        SecureRandom random = new SecureRandom();
+        long m;
+        do {
+            m = random.nextLong();
+        } while (m == 0);
+        return m;
+    }
+}
