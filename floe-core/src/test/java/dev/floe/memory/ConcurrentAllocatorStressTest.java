@@ -50,10 +50,12 @@ class ConcurrentAllocatorStressTest {
     static Stream<Arguments> configs() {
         List<Arguments> args = new ArrayList<>();
         for (RegionMode mode : new RegionMode[] {RegionMode.MAPPED, RegionMode.ARENA_CHUNKS}) {
-            args.add(Arguments.of(mode, 2, 0));
-            args.add(Arguments.of(mode, 4, 0));
+            args.add(Arguments.of(mode, 2, 0, false));
+            args.add(Arguments.of(mode, 4, 0, false));
             // more threads than stripes: calls often find every stripe busy and go to the heap directly
-            args.add(Arguments.of(mode, 8, 2));
+            args.add(Arguments.of(mode, 8, 2, false));
+            // emptied superblocks re-carved across classes while other threads flush and fill
+            args.add(Arguments.of(mode, 4, 0, true));
         }
         return args.stream();
     }
@@ -65,12 +67,12 @@ class ConcurrentAllocatorStressTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}, {1} threads, stripes {2} (0 = default)")
+    @ParameterizedTest(name = "{0}, {1} threads, stripes {2} (0 = default), re-carving {3}")
     @MethodSource("configs")
-    void liveBlocksAreNeverOverwrittenAndEverythingIsReturned(RegionMode mode, int threads, int stripes)
-            throws InterruptedException {
+    void liveBlocksAreNeverOverwrittenAndEverythingIsReturned(RegionMode mode, int threads, int stripes,
+                                                              boolean recarve) throws InterruptedException {
         long millis = Math.max(500, SECONDS * 1000 / 3);
-        FloeAllocator.Builder b = TestSupport.builder(mode).superblockSize(SB);
+        FloeAllocator.Builder b = TestSupport.builder(mode).superblockSize(SB).recarveEmptySuperblocks(recarve);
         if (stripes > 0) b.cacheStripes(stripes);
         try (FloeAllocator a = b.build()) {
             List<ConcurrentLinkedQueue<Block>> inbox = new ArrayList<>();
