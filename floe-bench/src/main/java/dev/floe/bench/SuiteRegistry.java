@@ -13,6 +13,7 @@ import java.util.Optional;
 public final class SuiteRegistry {
 
     private static final List<Suite> SUITES = List.of(
+            new dev.floe.bench.somar.SomarSuite(),
             new AllocSuite());
 
     private SuiteRegistry() {}

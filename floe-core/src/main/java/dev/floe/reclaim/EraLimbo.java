@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Epoch and era tests do: re-appending would re-stamp a slice with a later era at each drain,
  * and a later era is blocked by the accesses in flight at that later drain, so under steady
  * traffic the slice would never be freed. The limbo keeps each group's original era instead.
+ * (It also suits Nova's slices held by a writer, whose test ignores the era: parking them here
+ * instead of re-appending them from inside the drain avoids the recursion add, seal, drain, add.)
  *
  * <h2>Protocol</h2>
  * <ul>

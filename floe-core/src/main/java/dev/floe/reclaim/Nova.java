@@ -1,9 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
-import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -76,17 +74,14 @@ public final class Nova implements Somar {
     /** Largest slice: a slice and its 8-byte header must fit the largest size-class block. */
     public static final long MAX_SLICE = SizeClasses.MAX_SMALL - 8;
 
-    private final FloeAllocator allocator;
-    private final Region region;
-    /** Magic-number mode (appendix B): the random magic every live header carries, else 0. */
-    private final long magic;
-    /** Offset of the state word in a header: 0, or 8 behind the magic. */
-    private final long state;
-    /** Header bytes in front of the data: 8, or 16 with the magic. */
-    private final long headerBytes;
+    /** Layout, pointer validation, views and the delete CAS, shared with the baselines. */
+    private final SliceAccess access;
     private final HazardSlots tap;
-    private final EraClock era = new EraClock();
+    /** The allocator's version clock, shared with every scheme instance on it (see SliceAccess). */
+    private final EraClock era;
     private final RetireBatches releaseLists;
+    /** Deleted slices a drain found under a writer's hazard slot, retried at later drains. */
+    private final EraLimbo held = new EraLimbo();
 
     public Nova(FloeAllocator allocator) {
         this(allocator, DEFAULT_BATCH);
@@ -108,103 +103,51 @@ public final class Nova implements Somar {
      *                    chance. Costs 8 bytes per slice.
      */
     public Nova(FloeAllocator allocator, int batch, boolean magicNumbers) {
-        if (allocator.region().size() > SafePointer.MAX_OFFSET) {
-            throw new IllegalArgumentException("Nova addresses regions up to "
-                    + (SafePointer.MAX_OFFSET >>> 30) + " GiB; this one has "
-                    + (allocator.region().size() >>> 30) + " GiB");
-        }
-        this.allocator = allocator;
-        this.region = allocator.region();
-        this.magic = magicNumbers ? randomMagic() : 0;
-        this.state = magicNumbers ? 8 : 0;
-        this.headerBytes = magicNumbers ? 16 : 8;
+        this.access = new SliceAccess(allocator, "Nova", magicNumbers);
+        this.era = access.clock;
         this.tap = new HazardSlots();
         this.releaseLists = new RetireBatches(batch, RetireBatches.defaultStripes(), this::retire);
     }
 
     @Override
     public long allocate(long length) {
-        if (length < 0 || length > maxSlice()) {
-            throw new IllegalArgumentException("slice length " + length + " is not in [0, " + maxSlice() + "]");
-        }
-        long hdr = allocator.allocate(length + headerBytes);
-        int version = era.version();
-        if (magic != 0) region.setLongPlain(hdr, magic); // published by the release store below
-        region.setLongRelease(hdr + state, SliceHeader.of(version, length));
-        return SafePointer.of(hdr, version);
-    }
-
-    /**
-     * The size of the block {@code ptr}'s header sits at the start of, or 0 if the pointer cannot
-     * name a live slice (deleted mark, version 0, not a block start). Touches no memory.
-     */
-    private int blockOf(long ptr) {
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
-        return allocator.blockSizeAt(SafePointer.headerOffset(ptr));
-    }
-
-    /**
-     * Whether {@code header} (the state word just loaded) is {@code ptr}'s live incarnation, its
-     * length fits the block, and — in magic-number mode — the magic is in place.
-     */
-    private boolean valid(long header, long ptr, int blockSize) {
-        return SliceHeader.matches(header, ptr) && SliceHeader.length(header) + headerBytes <= blockSize
-                && (magic == 0 || region.getLongPlain(SafePointer.headerOffset(ptr)) == magic);
+        return access.allocate(length); // reads the era after taking the block
     }
 
     /** Largest slice this instance allocates: the largest block minus the header. */
     public long maxSlice() {
-        return SizeClasses.MAX_SMALL - headerBytes;
+        return access.maxSlice();
     }
 
     /** Whether this instance runs in magic-number mode. */
     public boolean magicNumbers() {
-        return magic != 0;
-    }
-
-    private static long randomMagic() {
-        long m;
-        do {
-            m = new java.security.SecureRandom().nextLong();
-        } while (m == 0);
-        return m;
+        return access.magicNumbers();
     }
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
-        int block = blockOf(ptr);
-        if (block == 0) return onFailure;
-        long hdr = SafePointer.headerOffset(ptr);
-        long h = region.getLongAcquire(hdr + state);
-        if (!valid(h, ptr, block)) return onFailure;
-        MemorySegment view = region.slice(hdr + headerBytes, SliceHeader.length(h)).asReadOnly();
+        long h = access.liveHeaderAcquire(ptr);
+        if (h == 0) return onFailure;
         R r;
         try {
-            r = reader.read(view);
+            r = reader.read(access.readOnlyView(ptr, h));
         } catch (RuntimeException e) {
             VarHandle.loadLoadFence();
-            if (!unchanged(hdr, h)) return onFailure; // it read a reused slice
+            if (!access.unchanged(ptr, h)) return onFailure; // it read a reused slice
             throw e;
         }
         VarHandle.loadLoadFence(); // LoadLoad: the reader's loads before the validating load
-        return unchanged(hdr, h) ? r : onFailure;
-    }
-
-    /** The post-read validation: the state word (and the magic) as before the read. */
-    private boolean unchanged(long hdr, long h) {
-        return region.getLongPlain(hdr + state) == h && (magic == 0 || region.getLongPlain(hdr) == magic);
+        return access.unchanged(ptr, h) ? r : onFailure;
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
-        int block = blockOf(ptr);
-        if (block == 0) return onFailure;
-        long hdr = SafePointer.headerOffset(ptr);
-        int slot = tap.protect(hdr); // CAS: claim + publish, full fence
+        if (access.blockOf(ptr) == 0) return onFailure;
+        int slot = tap.protect(SafePointer.headerOffset(ptr)); // CAS: claim + publish, full fence
         try {
-            long h = region.getLongVolatile(hdr + state);
-            if (!valid(h, ptr, block)) return onFailure;
-            return writer.write(region.slice(hdr + headerBytes, SliceHeader.length(h)), param);
+            long h = access.liveHeaderVolatile(ptr);
+            if (h == 0) return onFailure;
+            return writer.write(access.view(ptr, h), param);
         } finally {
             tap.clear(slot); // release: the writer's stores before the slot reads empty
         }
@@ -212,73 +155,61 @@ public final class Nova implements Somar {
 
     @Override
     public boolean delete(long ptr) {
-        int block = blockOf(ptr);
-        if (block == 0) return false;
-        long hdr = SafePointer.headerOffset(ptr);
-        while (true) {
-            long h = region.getLongVolatile(hdr + state);
-            if (!valid(h, ptr, block)) return false;
-            if (region.compareAndSetLong(hdr + state, h, h | SliceHeader.DELETED)) {
-                releaseLists.add(hdr);
-                return true;
-            }
-        }
+        if (!access.markDeleted(ptr)) return false;
+        releaseLists.add(SafePointer.headerOffset(ptr));
+        return true;
     }
 
     @Override
     public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
-        int block = blockOf(ptr);
-        long hdr = SafePointer.headerOffset(ptr);
-        long h = block == 0 ? 0 : region.getLongPlain(hdr + state);
-        if (block == 0 || !valid(h, ptr, block)) throw new DeletedSliceException(ptr);
-        return writer.write(region.slice(hdr + headerBytes, SliceHeader.length(h)), param);
+        long h = access.liveHeaderPlain(ptr);
+        if (h == 0) throw new DeletedSliceException(ptr);
+        return writer.write(access.view(ptr, h), param);
     }
 
     @Override
     public void deletePrivate(long ptr) {
-        int block = blockOf(ptr);
-        long hdr = SafePointer.headerOffset(ptr);
-        long h = block == 0 ? 0 : region.getLongPlain(hdr + state);
-        if (block == 0 || !valid(h, ptr, block)) throw new DeletedSliceException(ptr);
+        access.markDeletedPrivate(ptr);
         // Still through the release list: the era must advance before the block is reused, or a
         // copy of this pointer would match the next incarnation's version.
-        region.setLongRelease(hdr + state, h | SliceHeader.DELETED);
-        releaseLists.add(hdr);
+        releaseLists.add(SafePointer.headerOffset(ptr));
     }
 
     /** Length of the live slice, or -1 if the pointer no longer names one. */
     public long length(long ptr) {
-        int block = blockOf(ptr);
-        if (block == 0) return -1;
-        long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
-        return valid(h, ptr, block) ? SliceHeader.length(h) : -1;
+        return access.length(ptr);
     }
 
     @Override
     public void reclaimNow() {
         releaseLists.drainAll();
+        held.sweep(tap, this::freeUnheld);
     }
 
     /** The drain of a full release-list batch (the paper's RETIRE, with helping by the sealer). */
     private void retire(long[] refs, int count) {
-        era.advance(); // full fence: the deletes in this batch precede the scan below
-        long[] held = tap.snapshot();
+        era.advance(); // full fence: the deletes in this batch precede the scans below
+        held.sweep(tap, this::freeUnheld); // slices earlier drains found under a writer
+        // Held slices wait in the limbo, never back in the release lists: re-appending from
+        // inside the drain recursed (add -> seal -> drain -> add) whenever a stripe's batch
+        // could fill with held slices alone.
+        held.park(0, refs, freeUnheld(0, refs, count, tap.snapshot()));
+    }
+
+    /** Frees the slices no hazard slot holds; compacts the others to the front; returns how many. */
+    private int freeUnheld(long unusedEra, long[] refs, int count, long[] slots) {
         int kept = 0;
         for (int i = 0; i < count; i++) {
             long r = refs[i];
-            if (HazardSlots.contains(held, r)) {
-                refs[kept++] = r;
-            } else {
-                if (magic != 0) region.setLongPlain(r, 0); // no header here any more; the free publishes it
-                allocator.free(r);
-            }
+            if (HazardSlots.contains(slots, r)) refs[kept++] = r;
+            else access.free(r);
         }
-        for (int i = 0; i < kept; i++) releaseLists.add(refs[i]);
+        return kept;
     }
 
     /** Deleted slices waiting for reclamation. */
     public long waitingSlices() {
-        return releaseLists.waiting();
+        return releaseLists.waiting() + held.waiting();
     }
 
     /** The current era. */
@@ -287,6 +218,6 @@ public final class Nova implements Somar {
     }
 
     public FloeAllocator allocator() {
-        return allocator;
+        return access.allocator;
     }
 }

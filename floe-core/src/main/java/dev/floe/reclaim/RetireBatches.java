@@ -27,6 +27,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *   <li>Draining reads every entry with an acquire load. An entry still 0 belongs to a thread
  *       that reserved its index but has not stored yet (it stalled between the two steps); the
  *       batch goes to a pending queue and later drains pick those entries up once they appear.</li>
+ *   <li>A drain may add again (re-retire what it cannot free yet). A batch that such an add
+ *       seals is deferred to the next top-level drain instead of being drained inside this one,
+ *       so the stack never grows and no call spins while references stay held.</li>
  * </ol>
  * So a thread that stalls anywhere holds back at most the one reference it was adding (Nova's
  * robustness bound: a stalled writer holds one slice through its hazard slot, a stalled deleter
@@ -59,6 +62,14 @@ public final class RetireBatches {
             this.entries = entries;
         }
     }
+
+    /** A batch this thread sealed and must drain: {@code entries[0..reserved)} of stripe {@code stripe}. */
+    private record Sealed(int stripe, long[] entries, int reserved) {}
+
+    /** Set while the current thread drains (a seal made then is deferred). */
+    private final ThreadLocal<Boolean> inDrain = new ThreadLocal<>();
+    /** Batches sealed inside a drain, for the next top-level drain. */
+    private final ConcurrentLinkedQueue<Sealed> deferred = new ConcurrentLinkedQueue<>();
 
     /** Entries {@code [from, to)} of a drained batch that were not yet written. */
     private record Pending(long[] entries, int from, int to) {}
@@ -117,7 +128,7 @@ public final class RetireBatches {
             Batch b = current.get(s);
             if ((int) RESERVED.getVolatile(b) > 0) seal(s, b);
         }
-        retryPending();
+        drainSealed(null); // deferred batches and pending entries (deferred itself when inside a drain)
     }
 
     /** References waiting in batches and in the pending queue (approximate while adds run). */
@@ -125,6 +136,7 @@ public final class RetireBatches {
         long n = 0;
         for (int s = 0; s <= mask; s++) n += Math.min(capacity, (int) RESERVED.getVolatile(current.get(s)));
         for (Pending p : pending) n += p.to - p.from;
+        for (Sealed d : deferred) n += d.reserved;
         return n;
     }
 
@@ -133,10 +145,36 @@ public final class RetireBatches {
         if (fresh == null) fresh = new long[capacity];
         if (current.compareAndSet(s, full, new Batch(fresh))) {
             int reserved = Math.min(capacity, (int) RESERVED.getAndAdd(full, capacity)); // closes the batch
-            drainBatch(s, full.entries, reserved);
-            retryPending();
+            drainSealed(new Sealed(s, full.entries, reserved));
         } else if (!spare.compareAndSet(s, null, fresh)) {
             // another spare arrived meanwhile; let this one go
+        }
+    }
+
+    /**
+     * Drains a batch this thread sealed. A drain may {@link #add} (a scheme re-retiring what it
+     * cannot free yet), and that add may seal another batch: such a nested seal is not drained
+     * inside the drain (that recursed until the stack overflowed, and draining it in a loop here
+     * would spin for as long as the references stay held) but deferred to the next top-level
+     * seal or {@link #drainAll}, on any thread. Each top-level call drains its own batch plus the
+     * deferred batches present when it started, so every call does bounded work.
+     */
+    private void drainSealed(Sealed first) {
+        if (inDrain.get() != null) {
+            if (first != null) deferred.add(first);
+            return;
+        }
+        inDrain.set(Boolean.TRUE);
+        try {
+            if (first != null) drainBatch(first.stripe, first.entries, first.reserved);
+            for (int k = deferred.size(); k > 0; k--) {
+                Sealed b = deferred.poll();
+                if (b == null) break;
+                drainBatch(b.stripe, b.entries, b.reserved);
+            }
+            retryPending();
+        } finally {
+            inDrain.remove();
         }
     }
 
@@ -168,6 +206,10 @@ public final class RetireBatches {
             } else {
                 missing.add((long) i);
             }
+        }
+        if (missing.isEmpty()) { // the late entries landed after the spin gave up: all handed over
+            drain.drain(ready, n);
+            return;
         }
         pending.add(new Pending(entries, Math.toIntExact(missing.getFirst()),
                 Math.toIntExact(missing.getLast()) + 1));

@@ -5,6 +5,9 @@ import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 
 /**
  * What every SOMAR scheme does the same way, whatever makes its reclamation safe: lay a slice
@@ -25,13 +28,26 @@ import java.security.SecureRandom;
  * block, and in magic mode the magic must be in place. So a stale, forged or random {@code long}
  * never yields a view outside one real block (ARCHITECTURE.md invariants 2, 3 and 6).
  *
+ * <h2>One version clock per allocator</h2>
+ * Versions come from an {@link EraClock} shared by every scheme instance on the same allocator
+ * ({@link #clock}): a block freed by one instance and reallocated by another must still get a
+ * new version, or a stale pointer of the first would equal the second's pointer bit for bit
+ * and validate against its slice. Per-instance clocks all start at 1, so they collide at once.
+ * The schemes use this clock as their era / epoch too (advancing it more often only costs
+ * versions, which wrap after 2^27 advances; see {@link SafePointer}).
+ *
  * <p>The {@code liveHeader*} methods return the validated state word, or 0 when the pointer does
  * not name a live slice: version 0 is never issued, so 0 is never a valid state word. Their
  * suffix names the memory ordering of the load; the caller picks the one its protocol needs.
  */
 final class SliceAccess {
+    /** Clocks by allocator: weak keys, so a closed and dropped allocator takes its clock along. */
+    private static final Map<FloeAllocator, EraClock> CLOCKS = Collections.synchronizedMap(new WeakHashMap<>());
+
     final FloeAllocator allocator;
     final Region region;
+    /** The version clock of {@link #allocator}, shared by every scheme instance on it. */
+    final EraClock clock;
     /** The random magic every live header carries in magic-number mode, else 0. */
     private final long magic;
     /** Offset of the state word in the header: 0, or 8 behind the magic. */
@@ -48,6 +64,7 @@ final class SliceAccess {
         }
         this.allocator = allocator;
         this.region = allocator.region();
+        this.clock = CLOCKS.computeIfAbsent(allocator, a -> new EraClock());
         this.magic = magicNumbers ? randomMagic() : 0;
         this.state = magicNumbers ? 8 : 0;
         this.headerBytes = magicNumbers ? 16 : 8;
@@ -63,14 +80,21 @@ final class SliceAccess {
     }
 
     /**
-     * Takes a block and publishes its header with {@code version} (release store: the magic and
-     * the header are visible to whoever acquires the pointer's header). Returns the safe pointer.
+     * Takes a block and publishes its header with the allocator's clock's current version (release store: the
+     * magic and the header are visible to whoever acquires the pointer's header). Returns the
+     * safe pointer.
+     *
+     * <p>The clock is read <em>after</em> the block is taken: the block may have been freed by a
+     * drain just after it advanced the clock, and the allocator's free-to-allocate hand-over
+     * orders that advance before this read, so the new version differs from the old one. Reading
+     * it before the allocation could return the era the old incarnation was born in.
      */
-    long allocate(long length, int version) {
+    long allocate(long length) {
         if (length < 0 || length > maxSlice()) {
             throw new IllegalArgumentException("slice length " + length + " is not in [0, " + maxSlice() + "]");
         }
         long hdr = allocator.allocate(length + headerBytes);
+        int version = clock.version(); // after the allocation: see above
         if (magic != 0) region.setLongPlain(hdr, magic); // published by the release store below
         region.setLongRelease(hdr + state, SliceHeader.of(version, length));
         return SafePointer.of(hdr, version);

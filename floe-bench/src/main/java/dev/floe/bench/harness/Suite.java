@@ -50,6 +50,14 @@ public interface Suite {
         return List.of();
     }
 
+    /**
+     * Extra JVM options for the worker JVMs of an implementation in a mode, for suites whose
+     * heap budgets scale with the mode; {@link #jvmArgs(String)} by default.
+     */
+    default List<String> jvmArgs(String impl, Mode mode) {
+        return jvmArgs(impl);
+    }
+
     /** The suite's goals checked against a finished report; none by default. */
     default List<TargetCheck> targets(SuiteReport report) {
         return List.of();

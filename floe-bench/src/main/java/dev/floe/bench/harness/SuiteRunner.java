@@ -75,13 +75,13 @@ public final class SuiteRunner {
     private static Sample execute(Suite suite, Cell cell, Trial trial, Map<String, WorkerProcess> workers)
             throws BenchmarkException {
         if (cell.isolation() == Isolation.FRESH_JVM) {
-            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl())) {
+            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl(), trial.mode())) {
                 return fresh.run(trial);
             }
         }
         WorkerProcess w = workers.get(trial.impl());
         if (w == null) {
-            w = WorkerProcess.start(suite, trial.impl());
+            w = WorkerProcess.start(suite, trial.impl(), trial.mode());
             workers.put(trial.impl(), w);
         }
         return w.run(trial);

@@ -40,8 +40,8 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     /** Starts a worker JVM for one implementation of a suite. */
-    static WorkerProcess start(Suite suite, String impl) throws BenchmarkException {
-        List<String> cmd = command(suite, impl);
+    static WorkerProcess start(Suite suite, String impl, Mode mode) throws BenchmarkException {
+        List<String> cmd = command(suite, impl, mode);
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             return new WorkerProcess(suite.name() + "/" + impl, p);
@@ -94,7 +94,7 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    private static List<String> command(Suite suite, String impl) {
+    private static List<String> command(Suite suite, String impl, Mode mode) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -103,7 +103,7 @@ final class WorkerProcess implements AutoCloseable {
             }
         }
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(suite.jvmArgs(impl));
+        cmd.addAll(suite.jvmArgs(impl, mode));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(WorkerMain.class.getName());

@@ -1,0 +1,63 @@
+package dev.floe.bench.somar;
+
+import dev.floe.reclaim.Somar;
+
+/**
+ * Skiplist whose values are small objects holding a safe pointer to a 1 KiB slice (every SOMAR
+ * implementation; for {@code floe-nova} and {@code floe-nova-object} alike, since a map value
+ * cannot be a primitive).
+ */
+final class SomarSkiplist extends SlMap<SomarSkiplist.ValueRef> {
+
+    /** A map value: the safe pointer of its slice. */
+    static final class ValueRef {
+        final long ptr;
+
+        ValueRef(long ptr) {
+            this.ptr = ptr;
+        }
+    }
+
+    private final SomarStore store;
+    private final Somar somar;
+
+    SomarSkiplist(SomarStore store, int keyBytes, int valueBytes) {
+        super(keyBytes, valueBytes);
+        this.store = store;
+        this.somar = store.somar();
+    }
+
+    @Override
+    ValueRef newValue(Probe p) {
+        long ptr = somar.allocate(valueBytes);
+        somar.writePrivate(ptr, Keys.WRITE_VALUE, p);
+        return new ValueRef(ptr);
+    }
+
+    @Override
+    void release(ValueRef old) {
+        somar.delete(old.ptr);
+    }
+
+    @Override
+    boolean readValue(ValueRef v, Probe p) {
+        if (somar.readOr(v.ptr, p.copyOut, null) == null) return false;
+        p.consume();
+        return true;
+    }
+
+    @Override
+    public long offheapCommittedBytes() {
+        return store.committedBytes();
+    }
+
+    @Override
+    public long offheapLiveBytes() {
+        return store.liveBytes();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

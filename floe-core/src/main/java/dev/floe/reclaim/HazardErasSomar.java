@@ -1,0 +1,217 @@
+package dev.floe.reclaim;
+
+import dev.floe.memory.FloeAllocator;
+import java.util.Arrays;
+
+/**
+ * Hazard Eras (Ramalhete and Correia, SPAA 2017) adapted to SOMAR: the {@code floe-he} baseline
+ * of the Nova paper's evaluation (section 4.1, "the SOMAR approach": every access is wrapped in
+ * protect / unprotect). A stalled access blocks only the slices whose lifetime spans the era it
+ * announced, not all reclamation as under {@link EpochSomar}.
+ *
+ * <h2>Shared parts</h2>
+ * Slices, headers and safe pointers are Nova's ({@link SliceAccess}), so stale copies of a
+ * pointer fail after its delete. The era is the allocator's version {@link EraClock} (shared
+ * with every scheme instance on the allocator, see {@link SliceAccess}); announcements live in
+ * {@link HazardSlots}; deleted slices wait in {@link RetireBatches}, and those a drain cannot
+ * free yet wait in an {@link EraLimbo} with their retire era.
+ *
+ * <h2>Eras of a slice</h2>
+ * <ul>
+ *   <li><b>birth era</b>: the era at allocation, which is the slice's version (Nova's rule). The
+ *       header keeps only its low 27 bits, and a retired header is not written again until its
+ *       block is reallocated, so the drain reads the version back and takes as birth the latest
+ *       era at or before the retire era with those low bits (one era earlier for version 1,
+ *       which {@link EraClock#version} also gives to eras that are multiples of 2^27). That is
+ *       exact while a slice lives fewer than 2^27 eras, the same bound as the version wrap of
+ *       {@link SafePointer}; any error only makes the birth earlier, which is safe.</li>
+ *   <li><b>retire era</b>: stamped per batch at its drain, {@code r = advance() - 1}: the era in
+ *       which the batch was sealed, at or after every delete in it (a later stamp only widens the
+ *       lifetime, which is safe).</li>
+ * </ul>
+ *
+ * <h2>Protocol</h2>
+ * <ul>
+ *   <li><b>protect</b> (around every read and write): read the era, publish it in a hazard slot
+ *       (one CAS, full fence), volatile-load the header and match it against the pointer, then
+ *       re-read the era; if it moved, re-publish the new one and validate again (HE's
+ *       {@code get_protected} loop: the announcement must be current <em>after</em> the load it
+ *       protects). Unprotect is the slot's release-store clear.</li>
+ *   <li><b>read / write</b>: protect; run the lambda on a read-only (read) or writable (write)
+ *       view of exactly the slice; unprotect. No post-validation: the slice cannot be freed while
+ *       the announcement lies in its lifetime.</li>
+ *   <li><b>delete</b>: CAS the header's deleted bit (one winner), append to the retire batches.</li>
+ *   <li><b>drain</b> (a full batch, on the thread that seals it): advance the era (atomic
+ *       increment, full fence), stamp {@code r}; sweep the limbo; snapshot the announcements
+ *       (sorted); free every slice whose lifetime {@code [birth, r]} holds no announced era (one
+ *       binary search); park the others in the limbo with {@code r}.</li>
+ * </ul>
+ *
+ * <h2>Why it is correct</h2>
+ * All loads and CASes on the clock, the slots and the headers named here are volatile-mode, so
+ * they are totally ordered (consistently with program order and happens-before). Take an access
+ * that validated the slice live with announcement {@code a}, and a drain that frees it after the
+ * snapshot {@code S}.
+ * <br><b>{@code a <= r}</b>: {@code a} was read before the validation load, which precedes the
+ * delete CAS (else it sees the deleted bit), which precedes the drain's advance from {@code r}.
+ * <br><b>{@code a >= birth}</b>: the validation load saw the header the allocation published,
+ * after reading {@code birth} from the clock; the era re-read that follows the validation is
+ * ordered after that, so it returns at least {@code birth}, and the loop only exits when the
+ * re-read equals {@code a}. (Without the loop, a pointer obtained through a racy publication
+ * could be validated under an announcement older than its slice.)
+ * <br>So {@code a} lies in {@code [birth, r]}: if {@code S} saw the slot, the slice is kept. If
+ * not, the publication comes after {@code S}, and its validation after the delete: it fails.
+ * A reused block never matches an old pointer: it is freed after the advance past {@code r},
+ * at least its version, and reallocated with the new era as version (modulo the 2^27 wrap).
+ * <br><b>Robustness</b>: a thread stalled with announcement {@code a} holds back only the
+ * slices born at or before {@code a} and retired at or after it, i.e. at most the slices that
+ * were live in era {@code a} (bounded by the live set then), unlike EBR.
+ * <br><b>Progress</b>: the protect loop repeats only when the era advanced meanwhile (once per
+ * drain of a batch of deletes), so it is lock-free; the rest is as in {@link EpochSomar}.
+ */
+public final class HazardErasSomar implements Somar {
+    /** The low bits of an era a version keeps. */
+    private static final long VERSION_MASK = (1L << (Long.SIZE - SafePointer.VERSION_SHIFT)) - 1;
+
+    private final SliceAccess access;
+    private final EraClock era;
+    private final HazardSlots announcements = new HazardSlots();
+    private final RetireBatches retired;
+    private final EraLimbo limbo = new EraLimbo();
+
+    public HazardErasSomar(FloeAllocator allocator) {
+        this(allocator, Nova.DEFAULT_BATCH);
+    }
+
+    /** @param batch deletes per retire batch (one era advance per batch, as Nova's N) */
+    public HazardErasSomar(FloeAllocator allocator, int batch) {
+        this.access = new SliceAccess(allocator, "HazardErasSomar", false);
+        this.era = access.clock; // the allocator's version clock (see SliceAccess)
+        this.retired = new RetireBatches(batch, RetireBatches.defaultStripes(), this::drain);
+    }
+
+    @Override
+    public long allocate(long length) {
+        return access.allocate(length);
+    }
+
+    @Override
+    public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        return protectedAccess(ptr, reader, null, null, onFailure);
+    }
+
+    @Override
+    public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        return protectedAccess(ptr, null, writer, param, onFailure);
+    }
+
+    /** Runs {@code reader} (read-only view) or else {@code writer} (writable view) under a hazard era. */
+    private <P, R> R protectedAccess(long ptr, SliceReader<R> reader, SliceWriter<P, R> writer, P param,
+            R onFailure) {
+        if (SafePointer.isDeleted(ptr)) return onFailure; // no announcement for a pointer that fails anyway
+        long announced = era.current();
+        int slot = announcements.protect(announced); // CAS: claim + publish, full fence
+        try {
+            long h;
+            while (true) {
+                h = access.liveHeaderVolatile(ptr); // after the publication (StoreLoad via the CAS)
+                if (h == 0) return onFailure;
+                long now = era.current(); // after the validation: HE's stability check
+                if (now == announced) break;
+                announcements.clear(slot);
+                slot = -1;
+                announced = now;
+                slot = announcements.protect(announced);
+            }
+            return reader != null
+                    ? reader.read(access.readOnlyView(ptr, h))
+                    : writer.write(access.view(ptr, h), param);
+        } finally {
+            if (slot >= 0) announcements.clear(slot); // release: the access's loads and stores first
+        }
+    }
+
+    @Override
+    public boolean delete(long ptr) {
+        if (!access.markDeleted(ptr)) return false;
+        retired.add(SafePointer.headerOffset(ptr));
+        return true;
+    }
+
+    @Override
+    public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
+        long h = access.liveHeaderPlain(ptr);
+        if (h == 0) throw new DeletedSliceException(ptr);
+        return writer.write(access.view(ptr, h), param);
+    }
+
+    @Override
+    public void deletePrivate(long ptr) {
+        access.markDeletedPrivate(ptr);
+        // Through the batches all the same: the era must advance before the block is reused.
+        retired.add(SafePointer.headerOffset(ptr));
+    }
+
+    @Override
+    public void reclaimNow() {
+        retired.drainAll();
+        limbo.sweep(announcements, this::release);
+    }
+
+    /** The drain of a sealed retire batch. */
+    private void drain(long[] refs, int count) {
+        long sealed = era.advance() - 1; // full fence: the batch's deletes precede the scan
+        limbo.sweep(announcements, this::release);
+        int kept = release(sealed, refs, count, announcements.snapshot());
+        limbo.park(sealed, refs, kept);
+    }
+
+    /** HE's rule: free each slice whose lifetime [birth, r] holds no announced era. */
+    private int release(long r, long[] refs, int count, long[] announced) {
+        int kept = 0;
+        for (int i = 0; i < count; i++) {
+            long ref = refs[i];
+            if (announcedWithin(announced, birthEra(access.retiredVersion(ref), r), r)) refs[kept++] = ref;
+            else access.free(ref);
+        }
+        return kept;
+    }
+
+    /** The latest era at or before {@code retire} that allocation could have given {@code version}. */
+    static long birthEra(int version, long retire) {
+        long birth = retire - ((retire - version) & VERSION_MASK);
+        return version == 1 ? birth - 1 : birth; // version 1 also stands for eras = 0 mod 2^27
+    }
+
+    /** Whether the sorted {@code announced} holds an era in {@code [from, to]}. */
+    private static boolean announcedWithin(long[] announced, long from, long to) {
+        int i = Arrays.binarySearch(announced, from);
+        if (i >= 0) return true;
+        i = -i - 1; // first announcement above from
+        return i < announced.length && announced[i] <= to;
+    }
+
+    /** Length of the live slice, or -1 if the pointer no longer names one. */
+    public long length(long ptr) {
+        return access.length(ptr);
+    }
+
+    /** Largest slice length {@link #allocate} accepts. */
+    public long maxSlice() {
+        return access.maxSlice();
+    }
+
+    /** Deleted slices not yet returned to the allocator (batches and limbo; approximate). */
+    public long waitingSlices() {
+        return retired.waiting() + limbo.waiting();
+    }
+
+    /** The current era. */
+    public long era() {
+        return era.current();
+    }
+
+    public FloeAllocator allocator() {
+        return access.allocator;
+    }
+}
