@@ -20,6 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 enum SomarImpl {
     /** Nova, safe pointers as primitive longs in the list nodes. */
     FLOE_NOVA("floe-nova", Kind.SOMAR_LONG),
+    /**
+     * Nova in magic-number mode (16-byte headers) over an allocator that re-carves emptied
+     * superblocks across size classes: what the mode costs next to {@code floe-nova}.
+     */
+    FLOE_NOVA_MAGIC("floe-nova-magic", Kind.SOMAR_LONG),
     /** Nova, safe pointers wrapped in small objects. */
     FLOE_NOVA_OBJECT("floe-nova-object", Kind.SOMAR_OBJECT),
     /** Epoch-based reclamation behind the SOMAR API ({@link EpochSomar}). */
@@ -85,6 +90,7 @@ enum SomarImpl {
     Somar newSomar(FloeAllocator allocator) {
         return switch (this) {
             case FLOE_NOVA, FLOE_NOVA_OBJECT -> new Nova(allocator);
+            case FLOE_NOVA_MAGIC -> new Nova(allocator, Nova.DEFAULT_BATCH, true);
             case FLOE_EBR -> new EpochSomar(allocator);
             case FLOE_HE -> new HazardErasSomar(allocator);
             case GROW_ONLY -> new GrowOnlySomar(allocator);
@@ -108,6 +114,7 @@ enum SomarImpl {
         FloeAllocator a = FloeAllocator.builder()
                 .name("bench-somar-" + label + "-" + STRUCTURES.incrementAndGet())
                 .budget(this == GROW_ONLY ? growOnlyCap(z) : z.offheapBudget())
+                .recarveEmptySuperblocks(this == FLOE_NOVA_MAGIC)
                 .build();
         return new SomarStore(newSomar(a), a);
     }

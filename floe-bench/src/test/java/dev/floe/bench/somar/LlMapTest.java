@@ -38,7 +38,7 @@ class LlMapTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"floe-nova", "floe-nova-object", "floe-ebr", "floe-he", "grow-only", "gc-g1",
+    @ValueSource(strings = {"floe-nova", "floe-nova-magic", "floe-nova-object", "floe-ebr", "floe-he", "grow-only", "gc-g1",
             "segment-per-object"})
     void sequentialOperationsMatchATreeMap(String impl) {
         try (LlMap list = open(impl)) {
@@ -84,7 +84,7 @@ class LlMapTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"floe-nova", "floe-nova-object", "floe-ebr", "floe-he", "gc-g1", "segment-per-object"})
+    @ValueSource(strings = {"floe-nova", "floe-nova-magic", "floe-nova-object", "floe-ebr", "floe-he", "gc-g1", "segment-per-object"})
     void concurrentPutsAndDeletesKeepTheListSortedWithoutDuplicatesOrLostKeys(String impl) throws Exception {
         try (LlMap list = open(impl)) {
             // Closing an arena is a handshake with every thread: fewer operations for FFM.
