@@ -63,12 +63,7 @@ import dev.floe.memory.FloeAllocator;
  * <br><b>Progress.</b> Every operation is lock-free (hazard-slot claims grow the table instead
  * of waiting; appends are one increment; a stalled sealer's batch is drained by others).
  */
-public final class EpochSomar implements Somar {
-    private final SliceAccess access;
-    private final EraClock epoch;
-    private final HazardSlots announcements = new HazardSlots();
-    private final RetireBatches retired;
-    private final EraLimbo limbo = new EraLimbo();
+public final class EpochSomar extends RetiringSomar {
 
     public EpochSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
@@ -76,14 +71,7 @@ public final class EpochSomar implements Somar {
 
     /** @param batch deletes per retire batch (one epoch advance per batch, as Nova's N) */
     public EpochSomar(FloeAllocator allocator, int batch) {
-        this.access = new SliceAccess(allocator, "EpochSomar", false);
-        this.epoch = access.clock; // the allocator's version clock (see SliceAccess)
-        this.retired = new RetireBatches(batch, RetireBatches.defaultStripes(), this::drain);
-    }
-
-    @Override
-    public long allocate(long length) {
-        return access.allocate(length);
+        super(allocator, "EpochSomar", batch, false);
     }
 
     @Override
@@ -99,7 +87,7 @@ public final class EpochSomar implements Somar {
     /** Runs {@code reader} (read-only view) or else {@code writer} (writable view) while pinned. */
     private <P, R> R pinned(long ptr, SliceReader<R> reader, SliceWriter<P, R> writer, P param, R onFailure) {
         if (SafePointer.isDeleted(ptr)) return onFailure; // no pin for a pointer that fails anyway
-        int slot = announcements.protect(epoch.current()); // CAS: claim + announce, full fence
+        int slot = slots.protect(clock.current()); // CAS: claim + announce, full fence
         try {
             long h = access.liveHeaderVolatile(ptr); // after the announcement (StoreLoad via the CAS)
             if (h == 0) return onFailure;
@@ -107,74 +95,21 @@ public final class EpochSomar implements Somar {
                     ? reader.read(access.readOnlyView(ptr, h))
                     : writer.write(access.view(ptr, h), param);
         } finally {
-            announcements.clear(slot); // release: the access's loads and stores before the unpin
+            slots.clear(slot); // release: the access's loads and stores before the unpin
         }
     }
 
-    @Override
-    public boolean delete(long ptr) {
-        if (!access.markDeleted(ptr)) return false;
-        retired.add(SafePointer.headerOffset(ptr));
-        return true;
-    }
-
-    @Override
-    public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
-        long h = access.liveHeaderPlain(ptr);
-        if (h == 0) throw new DeletedSliceException(ptr);
-        return writer.write(access.view(ptr, h), param);
-    }
-
-    @Override
-    public void deletePrivate(long ptr) {
-        access.markDeletedPrivate(ptr);
-        // Through the batches all the same: the epoch must advance before the block is reused.
-        retired.add(SafePointer.headerOffset(ptr));
-    }
-
-    @Override
-    public void reclaimNow() {
-        retired.drainAll();
-        limbo.sweep(announcements, this::release);
-    }
-
-    /** The drain of a sealed retire batch. */
-    private void drain(long[] refs, int count) {
-        long sealed = epoch.advance() - 1; // full fence: the batch's deletes precede the scan
-        limbo.sweep(announcements, this::release);
-        int kept = release(sealed, refs, count, announcements.snapshot());
-        limbo.park(sealed, refs, kept);
-    }
-
     /** EBR's rule: a batch retired in epoch {@code e} is free once every announcement is newer. */
-    private int release(long e, long[] refs, int count, long[] announced) {
+    @Override
+    int release(long e, long[] refs, int count, long[] announced) {
         long oldest = announced.length == 0 ? Long.MAX_VALUE : announced[0]; // sorted snapshot
         if (oldest <= e) return count; // an access pinned at or before e may still hold any of them
         for (int i = 0; i < count; i++) access.free(refs[i]);
         return 0;
     }
 
-    /** Length of the live slice, or -1 if the pointer no longer names one. */
-    public long length(long ptr) {
-        return access.length(ptr);
-    }
-
-    /** Largest slice length {@link #allocate} accepts. */
-    public long maxSlice() {
-        return access.maxSlice();
-    }
-
-    /** Deleted slices not yet returned to the allocator (batches and limbo; approximate). */
-    public long waitingSlices() {
-        return retired.waiting() + limbo.waiting();
-    }
-
     /** The current epoch. */
     public long epoch() {
-        return epoch.current();
-    }
-
-    public FloeAllocator allocator() {
-        return access.allocator;
+        return clock.current();
     }
 }

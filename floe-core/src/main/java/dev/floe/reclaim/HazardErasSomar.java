@@ -69,15 +69,10 @@ import java.util.Arrays;
  * <br><b>Progress</b>: the protect loop repeats only when the era advanced meanwhile (once per
  * drain of a batch of deletes), so it is lock-free; the rest is as in {@link EpochSomar}.
  */
-public final class HazardErasSomar implements Somar {
+public final class HazardErasSomar extends RetiringSomar {
     /** The low bits of an era a version keeps. */
     private static final long VERSION_MASK = (1L << (Long.SIZE - SafePointer.VERSION_SHIFT)) - 1;
 
-    private final SliceAccess access;
-    private final EraClock era;
-    private final HazardSlots announcements = new HazardSlots();
-    private final RetireBatches retired;
-    private final EraLimbo limbo = new EraLimbo();
 
     public HazardErasSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
@@ -85,14 +80,7 @@ public final class HazardErasSomar implements Somar {
 
     /** @param batch deletes per retire batch (one era advance per batch, as Nova's N) */
     public HazardErasSomar(FloeAllocator allocator, int batch) {
-        this.access = new SliceAccess(allocator, "HazardErasSomar", false);
-        this.era = access.clock; // the allocator's version clock (see SliceAccess)
-        this.retired = new RetireBatches(batch, RetireBatches.defaultStripes(), this::drain);
-    }
-
-    @Override
-    public long allocate(long length) {
-        return access.allocate(length);
+        super(allocator, "HazardErasSomar", batch, false);
     }
 
     @Override
@@ -109,65 +97,31 @@ public final class HazardErasSomar implements Somar {
     private <P, R> R protectedAccess(long ptr, SliceReader<R> reader, SliceWriter<P, R> writer, P param,
             R onFailure) {
         if (SafePointer.isDeleted(ptr)) return onFailure; // no announcement for a pointer that fails anyway
-        long announced = era.current();
-        int slot = announcements.protect(announced); // CAS: claim + publish, full fence
+        long announced = clock.current();
+        int slot = slots.protect(announced); // CAS: claim + publish, full fence
         try {
             long h;
             while (true) {
                 h = access.liveHeaderVolatile(ptr); // after the publication (StoreLoad via the CAS)
                 if (h == 0) return onFailure;
-                long now = era.current(); // after the validation: HE's stability check
+                long now = clock.current(); // after the validation: HE's stability check
                 if (now == announced) break;
-                announcements.clear(slot);
+                slots.clear(slot);
                 slot = -1;
                 announced = now;
-                slot = announcements.protect(announced);
+                slot = slots.protect(announced);
             }
             return reader != null
                     ? reader.read(access.readOnlyView(ptr, h))
                     : writer.write(access.view(ptr, h), param);
         } finally {
-            if (slot >= 0) announcements.clear(slot); // release: the access's loads and stores first
+            if (slot >= 0) slots.clear(slot); // release: the access's loads and stores first
         }
     }
 
-    @Override
-    public boolean delete(long ptr) {
-        if (!access.markDeleted(ptr)) return false;
-        retired.add(SafePointer.headerOffset(ptr));
-        return true;
-    }
-
-    @Override
-    public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
-        long h = access.liveHeaderPlain(ptr);
-        if (h == 0) throw new DeletedSliceException(ptr);
-        return writer.write(access.view(ptr, h), param);
-    }
-
-    @Override
-    public void deletePrivate(long ptr) {
-        access.markDeletedPrivate(ptr);
-        // Through the batches all the same: the era must advance before the block is reused.
-        retired.add(SafePointer.headerOffset(ptr));
-    }
-
-    @Override
-    public void reclaimNow() {
-        retired.drainAll();
-        limbo.sweep(announcements, this::release);
-    }
-
-    /** The drain of a sealed retire batch. */
-    private void drain(long[] refs, int count) {
-        long sealed = era.advance() - 1; // full fence: the batch's deletes precede the scan
-        limbo.sweep(announcements, this::release);
-        int kept = release(sealed, refs, count, announcements.snapshot());
-        limbo.park(sealed, refs, kept);
-    }
-
     /** HE's rule: free each slice whose lifetime [birth, r] holds no announced era. */
-    private int release(long r, long[] refs, int count, long[] announced) {
+    @Override
+    int release(long r, long[] refs, int count, long[] announced) {
         int kept = 0;
         for (int i = 0; i < count; i++) {
             long ref = refs[i];
@@ -191,27 +145,8 @@ public final class HazardErasSomar implements Somar {
         return i < announced.length && announced[i] <= to;
     }
 
-    /** Length of the live slice, or -1 if the pointer no longer names one. */
-    public long length(long ptr) {
-        return access.length(ptr);
-    }
-
-    /** Largest slice length {@link #allocate} accepts. */
-    public long maxSlice() {
-        return access.maxSlice();
-    }
-
-    /** Deleted slices not yet returned to the allocator (batches and limbo; approximate). */
-    public long waitingSlices() {
-        return retired.waiting() + limbo.waiting();
-    }
-
     /** The current era. */
     public long era() {
-        return era.current();
-    }
-
-    public FloeAllocator allocator() {
-        return access.allocator;
+        return clock.current();
     }
 }

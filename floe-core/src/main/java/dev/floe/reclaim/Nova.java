@@ -45,7 +45,8 @@ import java.lang.invoke.VarHandle;
  *       winner appends the header offset to a release list ({@link RetireBatches}).</li>
  *   <li><b>retire</b> (when a batch of N deletes is full, on whichever thread seals it):
  *       advance the era with an atomic increment (full fence), snapshot the hazard slots, free
- *       every batched slice no slot holds, put the held ones back.</li>
+ *       every batched slice no slot holds, and park the held ones in a limbo retried at later
+ *       drains ({@link RetiringSomar}, shared with the baselines).</li>
  *   <li><b>allocate</b>: take a block, write the header with the current era as version
  *       (release store), return the pointer.</li>
  * </ul>
@@ -68,20 +69,12 @@ import java.lang.invoke.VarHandle;
  * while deleting holds back at most the slice it was appending; every full batch is drained by
  * whoever seals it, so no other memory waits for a stalled thread.
  */
-public final class Nova implements Somar {
+public final class Nova extends RetiringSomar {
     /** Default release-list batch: the paper retires after adding 1000 slices. */
     public static final int DEFAULT_BATCH = 1000;
     /** Largest slice: a slice and its 8-byte header must fit the largest size-class block. */
     public static final long MAX_SLICE = SizeClasses.MAX_SMALL - 8;
 
-    /** Layout, pointer validation, views and the delete CAS, shared with the baselines. */
-    private final SliceAccess access;
-    private final HazardSlots tap;
-    /** The allocator's version clock, shared with every scheme instance on it (see SliceAccess). */
-    private final EraClock era;
-    private final RetireBatches releaseLists;
-    /** Deleted slices a drain found under a writer's hazard slot, retried at later drains. */
-    private final EraLimbo held = new EraLimbo();
 
     public Nova(FloeAllocator allocator) {
         this(allocator, DEFAULT_BATCH);
@@ -103,20 +96,7 @@ public final class Nova implements Somar {
      *                    chance. Costs 8 bytes per slice.
      */
     public Nova(FloeAllocator allocator, int batch, boolean magicNumbers) {
-        this.access = new SliceAccess(allocator, "Nova", magicNumbers);
-        this.era = access.clock;
-        this.tap = new HazardSlots();
-        this.releaseLists = new RetireBatches(batch, RetireBatches.defaultStripes(), this::retire);
-    }
-
-    @Override
-    public long allocate(long length) {
-        return access.allocate(length); // reads the era after taking the block
-    }
-
-    /** Largest slice this instance allocates: the largest block minus the header. */
-    public long maxSlice() {
-        return access.maxSlice();
+        super(allocator, "Nova", batch, magicNumbers);
     }
 
     /** Whether this instance runs in magic-number mode. */
@@ -143,81 +123,30 @@ public final class Nova implements Somar {
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
         if (access.blockOf(ptr) == 0) return onFailure;
-        int slot = tap.protect(SafePointer.headerOffset(ptr)); // CAS: claim + publish, full fence
+        int slot = slots.protect(SafePointer.headerOffset(ptr)); // CAS: claim + publish, full fence
         try {
             long h = access.liveHeaderVolatile(ptr);
             if (h == 0) return onFailure;
             return writer.write(access.view(ptr, h), param);
         } finally {
-            tap.clear(slot); // release: the writer's stores before the slot reads empty
+            slots.clear(slot); // release: the writer's stores before the slot reads empty
         }
     }
 
+    /** Nova's rule: free every slice no writer's hazard slot holds (the era plays no part). */
     @Override
-    public boolean delete(long ptr) {
-        if (!access.markDeleted(ptr)) return false;
-        releaseLists.add(SafePointer.headerOffset(ptr));
-        return true;
-    }
-
-    @Override
-    public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
-        long h = access.liveHeaderPlain(ptr);
-        if (h == 0) throw new DeletedSliceException(ptr);
-        return writer.write(access.view(ptr, h), param);
-    }
-
-    @Override
-    public void deletePrivate(long ptr) {
-        access.markDeletedPrivate(ptr);
-        // Still through the release list: the era must advance before the block is reused, or a
-        // copy of this pointer would match the next incarnation's version.
-        releaseLists.add(SafePointer.headerOffset(ptr));
-    }
-
-    /** Length of the live slice, or -1 if the pointer no longer names one. */
-    public long length(long ptr) {
-        return access.length(ptr);
-    }
-
-    @Override
-    public void reclaimNow() {
-        releaseLists.drainAll();
-        held.sweep(tap, this::freeUnheld);
-    }
-
-    /** The drain of a full release-list batch (the paper's RETIRE, with helping by the sealer). */
-    private void retire(long[] refs, int count) {
-        era.advance(); // full fence: the deletes in this batch precede the scans below
-        held.sweep(tap, this::freeUnheld); // slices earlier drains found under a writer
-        // Held slices wait in the limbo, never back in the release lists: re-appending from
-        // inside the drain recursed (add -> seal -> drain -> add) whenever a stripe's batch
-        // could fill with held slices alone.
-        held.park(0, refs, freeUnheld(0, refs, count, tap.snapshot()));
-    }
-
-    /** Frees the slices no hazard slot holds; compacts the others to the front; returns how many. */
-    private int freeUnheld(long unusedEra, long[] refs, int count, long[] slots) {
+    int release(long sealed, long[] refs, int count, long[] held) {
         int kept = 0;
         for (int i = 0; i < count; i++) {
             long r = refs[i];
-            if (HazardSlots.contains(slots, r)) refs[kept++] = r;
+            if (HazardSlots.contains(held, r)) refs[kept++] = r;
             else access.free(r);
         }
         return kept;
     }
 
-    /** Deleted slices waiting for reclamation. */
-    public long waitingSlices() {
-        return releaseLists.waiting() + held.waiting();
-    }
-
     /** The current era. */
     public long era() {
-        return era.current();
-    }
-
-    public FloeAllocator allocator() {
-        return access.allocator;
+        return clock.current();
     }
 }

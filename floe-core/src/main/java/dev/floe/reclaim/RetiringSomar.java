@@ -1,0 +1,97 @@
+package dev.floe.reclaim;
+
+import dev.floe.memory.FloeAllocator;
+
+/**
+ * What Nova and the epoch-style baselines share: slices through {@link SliceAccess}, deletes
+ * through {@link RetireBatches}, and a drain that advances the clock, frees what the scheme's
+ * rule allows and parks the rest in an {@link EraLimbo}. A scheme adds how an access protects
+ * itself (its {@code readOr}/{@code writeOr}, announcing in {@link #slots}) and its rule
+ * ({@link #release}).
+ *
+ * <p>The drain: advance the clock (atomic increment, a full fence: every delete of the batch
+ * precedes the scans that follow), offer the limbo's earlier groups again, then apply the rule to
+ * this batch against a fresh snapshot of the slots and park what it keeps, stamped with the era
+ * the batch was sealed in. Parking instead of re-appending keeps each slice's retire era (the
+ * epoch rules depend on it) and cannot recurse.
+ */
+abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, HazardErasSomar {
+    final SliceAccess access;
+    /** The allocator's version clock (see {@link SliceAccess}): Nova's era, EBR's epoch. */
+    final EraClock clock;
+    /** Announcements scanned by the drain: Nova's writers, EBR's epochs, HE's eras. */
+    final HazardSlots slots = new HazardSlots();
+    private final RetireBatches retired;
+    private final EraLimbo limbo = new EraLimbo();
+
+    RetiringSomar(FloeAllocator allocator, String scheme, int batch, boolean magicNumbers) {
+        this.access = new SliceAccess(allocator, scheme, magicNumbers);
+        this.clock = access.clock;
+        this.retired = new RetireBatches(batch, RetireBatches.defaultStripes(), this::drain);
+    }
+
+    /**
+     * The scheme's rule: frees the slices of {@code refs[0..count)}, retired in era {@code sealed},
+     * that no announcement in {@code announced} (a sorted snapshot of {@link #slots}) can still
+     * reach; compacts the others to the front and returns how many they are.
+     */
+    abstract int release(long sealed, long[] refs, int count, long[] announced);
+
+    @Override
+    public final long allocate(long length) {
+        return access.allocate(length); // reads the clock after taking the block
+    }
+
+    @Override
+    public final boolean delete(long ptr) {
+        if (!access.markDeleted(ptr)) return false; // the header CAS: one winner
+        retired.add(SafePointer.headerOffset(ptr));
+        return true;
+    }
+
+    @Override
+    public final <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
+        long h = access.liveHeaderPlain(ptr);
+        if (h == 0) throw new DeletedSliceException(ptr);
+        return writer.write(access.view(ptr, h), param);
+    }
+
+    @Override
+    public final void deletePrivate(long ptr) {
+        access.markDeletedPrivate(ptr);
+        // Still through the batches: the clock must advance before the block is reused, or a
+        // copy of this pointer would match the next incarnation's version.
+        retired.add(SafePointer.headerOffset(ptr));
+    }
+
+    @Override
+    public final void reclaimNow() {
+        retired.drainAll();
+        limbo.sweep(slots, this::release);
+    }
+
+    private void drain(long[] refs, int count) {
+        long sealed = clock.advance() - 1; // full fence: the batch's deletes precede the scans
+        limbo.sweep(slots, this::release);
+        limbo.park(sealed, refs, release(sealed, refs, count, slots.snapshot()));
+    }
+
+    /** Length of the live slice, or -1 if the pointer no longer names one. */
+    public final long length(long ptr) {
+        return access.length(ptr);
+    }
+
+    /** Largest slice length {@link #allocate} accepts: the largest block minus the header. */
+    public final long maxSlice() {
+        return access.maxSlice();
+    }
+
+    /** Deleted slices not yet returned to the allocator (batches and limbo; approximate). */
+    public final long waitingSlices() {
+        return retired.waiting() + limbo.waiting();
+    }
+
+    public final FloeAllocator allocator() {
+        return access.allocator;
+    }
+}
