@@ -3,6 +3,7 @@ package dev.floe.reclaim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.RegionMode;
@@ -10,10 +11,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,8 +28,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>Two flavours per round: every thread deletes through its own copy of the live pointer; or
  * some threads hold copies of the live pointer and the others <em>stale</em> pointers to earlier
  * incarnations of the same block (batch 1, so the block is reused at once) — then the winner must
- * be a thread with the live pointer. Rounds repeat for {@code floe.stress.seconds / 2} split over
- * the thread counts.
+ * be a thread with the live pointer. The deleters spin on a round counter, so the ones on a CPU
+ * start each round within a few nanoseconds of each other (a barrier's wake-ups are microseconds
+ * apart, longer than a delete). Rounds repeat for {@code floe.stress.seconds / 2} split over the
+ * thread counts.
  */
 class NovaConcurrentDeleteTest {
     private static final long MILLIS_PER_CASE = Math.max(150, NovaTestSupport.STRESS_SECONDS * 1000 / 2 / 7);
@@ -43,24 +45,26 @@ class NovaConcurrentDeleteTest {
             AtomicLongArray live = new AtomicLongArray(threads);
             AtomicLongArray stale = new AtomicLongArray(threads);
             AtomicIntegerArray won = new AtomicIntegerArray(threads);
-            CyclicBarrier start = new CyclicBarrier(threads + 1);
-            CyclicBarrier done = new CyclicBarrier(threads + 1);
-            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong round = new AtomicLong(); // -1: stop
+            AtomicInteger finished = new AtomicInteger();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int me = t;
                 workers.add(Thread.ofPlatform().daemon().name("deleter-" + t).start(() -> {
                     try {
+                        long seen = 0;
                         while (true) {
-                            start.await(30, TimeUnit.SECONDS);
-                            if (stop.get()) return;
+                            long r = awaitChange(round, seen);
+                            if (r < 0) return;
+                            seen = r;
                             long mine = stale.get(me) != 0 ? stale.get(me) : live.get(me);
                             won.set(me, nova.delete(mine) ? 1 : 0);
-                            done.await(30, TimeUnit.SECONDS);
+                            finished.incrementAndGet();
                         }
                     } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
+                        failure.compareAndSet(null, NovaTestSupport.explain(e, 1));
+                        finished.addAndGet(1 << 20); // unblock the coordinator
                     }
                 }));
             }
@@ -83,8 +87,14 @@ class NovaConcurrentDeleteTest {
                         stale.set(t, mixed && (t & 1) == 1 ? previous.get(t % previous.size()) : 0);
                         won.set(t, -1);
                     }
-                    start.await(30, TimeUnit.SECONDS);
-                    done.await(30, TimeUnit.SECONDS);
+                    finished.set(0);
+                    round.incrementAndGet(); // go
+                    long waitStart = System.nanoTime();
+                    while (finished.get() < threads) {
+                        Thread.yield();
+                        if (System.nanoTime() - waitStart > 30_000_000_000L) fail("deleters stuck in round " + rounds);
+                    }
+                    if (failure.get() != null) break;
                     int winners = 0;
                     for (int t = 0; t < threads; t++) {
                         int w = won.get(t);
@@ -102,8 +112,7 @@ class NovaConcurrentDeleteTest {
                     rounds++;
                 }
             } finally {
-                stop.set(true);
-                if (failure.get() == null) start.await(30, TimeUnit.SECONDS); // one last start: workers see stop
+                round.set(-1);
                 for (Thread w : workers) w.join(10_000);
             }
             if (failure.get() != null) throw new AssertionError("a deleter failed", failure.get());
@@ -113,5 +122,16 @@ class NovaConcurrentDeleteTest {
             System.out.printf("racing deletes, %d threads: %d rounds (%d with stale copies)%n",
                     threads, rounds, mixedRounds);
         }
+    }
+
+    /** Spins until {@code round} differs from {@code seen} (yielding now and then: 2 cores, 8 threads). */
+    private static long awaitChange(AtomicLong round, long seen) {
+        long r;
+        int spins = 0;
+        while ((r = round.get()) == seen) {
+            if (++spins % 4096 == 0) Thread.yield();
+            else Thread.onSpinWait();
+        }
+        return r;
     }
 }

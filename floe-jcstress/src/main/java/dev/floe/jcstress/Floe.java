@@ -1,0 +1,44 @@
+package dev.floe.jcstress;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.RegionMode;
+import dev.floe.reclaim.Nova;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The allocator every test in one forked VM shares: one small mapped region (1 GiB of address
+ * space, no MBean), created once. A region per state object would cost an {@code mmap} each and
+ * jcstress creates millions of states.
+ *
+ * <p>One {@link Nova} per test class, on this allocator. jcstress runs each test class in its own
+ * VM, so in practice one Nova per allocator; several would also be safe since the version clock
+ * is per allocator (before commit 2f10563 each Nova had its own clock and two Novas on one
+ * allocator issued the same versions, see {@code NovaMisuseTest} in floe-core).
+ */
+final class Floe {
+    static final FloeAllocator ALLOC = FloeAllocator.builder()
+            .regionSize(1L << 30)
+            .mode(RegionMode.MAPPED)
+            .name("jcstress")
+            .jmx(false)
+            .build();
+
+    /** Bytes of every slice in these tests: two words. */
+    static final long LENGTH = 16;
+
+    private Floe() {}
+
+    /** Allocates a slice whose two words hold its own pointer (written privately). */
+    static long allocateNamed(Nova nova) {
+        long p = nova.allocate(LENGTH);
+        nova.writePrivate(p, Floe::name, p);
+        return p;
+    }
+
+    static Void name(MemorySegment s, Long p) {
+        s.set(ValueLayout.JAVA_LONG, 0, p);
+        s.set(ValueLayout.JAVA_LONG, 8, p);
+        return null;
+    }
+}
