@@ -18,7 +18,8 @@ package dev.floe.reclaim;
  *   <li><b>version</b>: the era in which the slice was allocated (27 bits, never 0). Equal to the
  *       header's version while this incarnation of the slice lives. Versions wrap after 2^27 eras;
  *       with one era per retire batch of {@code N} deletes (default 1000) that is about 134 billion
- *       deletes — hours at the highest delete rate measured on this machine (see docs/reclaim.md).
+ *       deletes, 1.3–1.7 hours at the peak delete rate measured on a 2-core machine (22–29 M/s; see
+ *       docs/reclaim.md for the risk and the ways to widen it).
  *       A stale pointer is only mistaken for a live one if it survives a whole wrap and its slice
  *       is reallocated in exactly the matching era.</li>
  * </ul>
