@@ -14,7 +14,8 @@ package dev.floe.reclaim;
  *   <li><b>reference</b>: the offset of the slice's header in the region, divided by 8 (headers
  *       are 8-byte aligned): 36 bits address 512 GiB, the whole of any region Nova accepts.</li>
  *   <li><b>D</b>: the deleted bit. A pointer with it set fails every access without touching
- *       memory (the paper's local mark; {@link Nova#delete} returns the pointer to use after it).</li>
+ *       memory: the paper's local mark, which a holder of the pointer may set with
+ *       {@link #markDeleted} after a delete or a failed access, so later uses fail at once.</li>
  *   <li><b>version</b>: the era in which the slice was allocated (27 bits, never 0). Equal to the
  *       header's version while this incarnation of the slice lives. Versions wrap after 2^27 eras;
  *       with one era per retire batch of {@code N} deletes (default 1000) that is about 134 billion
