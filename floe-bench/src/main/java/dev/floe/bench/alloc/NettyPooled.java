@@ -11,9 +11,9 @@ import java.util.List;
  *
  * <p>Netty gets its best configuration (see {@link #JVM_ARGS}): thread caches for every thread
  * (by default only Netty's own event-loop threads get them, and our worker threads are plain
- * threads), leak detection off (by default it samples 1 in 128 buffers), and
- * {@code sun.misc.Unsafe} memory access allowed without a warning (Netty uses it for direct
- * buffers). Netty keeps no committed/live counters in our sense, so those read 0.
+ * threads), leak detection off (by default it samples 1 in 128 buffers), and the JDK's
+ * internal unsafe memory access, which Netty (not Floe) uses for direct buffers, allowed
+ * without a warning ({@code --sun-misc-unsafe-memory-access=allow}, in Netty's worker JVM only). Netty keeps no committed/live counters in our sense, so those read 0.
  */
 final class NettyPooled implements OffHeapAllocator {
 
