@@ -50,11 +50,17 @@ public interface Suite {
         return List.of();
     }
 
+    /** System property telling a worker JVM how many worker JVMs share the machine with it. */
+    String LIVE_WORKERS = "floe.bench.liveWorkers";
+
     /**
      * Extra JVM options for the worker JVMs of an implementation in a mode, for suites whose
-     * heap budgets scale with the mode; {@link #jvmArgs(String)} by default.
+     * heap budgets scale with the mode and with {@code liveWorkers}, the number of worker JVMs
+     * (one per implementation) that are alive at the same time and must share the machine's
+     * memory; {@link #jvmArgs(String)} by default. Workers see the same number in the system
+     * property {@link #LIVE_WORKERS}.
      */
-    default List<String> jvmArgs(String impl, Mode mode) {
+    default List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
         return jvmArgs(impl);
     }
 

@@ -50,7 +50,7 @@ public final class SuiteRunner {
                         String label = cell.workload() + " t=" + cell.threads() + " " + impl
                                 + " " + (run + 1) + "/" + settings.runs();
                         progress.stepStarted(label);
-                        Sample s = execute(suite, cell, trial, workers);
+                        Sample s = execute(suite, cell, trial, workers, impls.size());
                         progress.stepDone(label, Units.rate(s.metric(Metric.OPS_PER_S.name())) + " ops/s");
                         samples.computeIfAbsent(impl, k -> new ArrayList<>()).add(s);
                     }
@@ -72,16 +72,17 @@ public final class SuiteRunner {
         return report.withTargets(suite.targets(report));
     }
 
-    private static Sample execute(Suite suite, Cell cell, Trial trial, Map<String, WorkerProcess> workers)
-            throws BenchmarkException {
+    /** Runs a trial in its implementation's worker; one worker per implementation may be alive at once. */
+    private static Sample execute(Suite suite, Cell cell, Trial trial, Map<String, WorkerProcess> workers,
+                                  int liveWorkers) throws BenchmarkException {
         if (cell.isolation() == Isolation.FRESH_JVM) {
-            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl(), trial.mode())) {
+            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl(), trial.mode(), liveWorkers)) {
                 return fresh.run(trial);
             }
         }
         WorkerProcess w = workers.get(trial.impl());
         if (w == null) {
-            w = WorkerProcess.start(suite, trial.impl(), trial.mode());
+            w = WorkerProcess.start(suite, trial.impl(), trial.mode(), liveWorkers);
             workers.put(trial.impl(), w);
         }
         return w.run(trial);

@@ -39,9 +39,12 @@ final class WorkerProcess implements AutoCloseable {
         this.answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     }
 
-    /** Starts a worker JVM for one implementation of a suite. */
-    static WorkerProcess start(Suite suite, String impl, Mode mode) throws BenchmarkException {
-        List<String> cmd = command(suite, impl, mode);
+    /**
+     * Starts a worker JVM for one implementation of a suite; {@code liveWorkers} worker JVMs
+     * (this one included) may be alive at once.
+     */
+    static WorkerProcess start(Suite suite, String impl, Mode mode, int liveWorkers) throws BenchmarkException {
+        List<String> cmd = command(suite, impl, mode, liveWorkers);
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             return new WorkerProcess(suite.name() + "/" + impl, p);
@@ -94,7 +97,7 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    private static List<String> command(Suite suite, String impl, Mode mode) {
+    private static List<String> command(Suite suite, String impl, Mode mode, int liveWorkers) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -103,7 +106,8 @@ final class WorkerProcess implements AutoCloseable {
             }
         }
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(suite.jvmArgs(impl, mode));
+        cmd.addAll(suite.jvmArgs(impl, mode, liveWorkers));
+        cmd.add("-D" + Suite.LIVE_WORKERS + "=" + liveWorkers);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(WorkerMain.class.getName());

@@ -16,7 +16,8 @@ import java.util.Map;
  * off-heap. Here:
  * <ul>
  *   <li>{@code --full}: the LL-map exactly as in the paper (65,536 / 131,072); the budget as in the
- *       paper, scaled down proportionally when 14 GiB is more than 60% of this machine's memory
+ *       paper, scaled down proportionally when the budgets of the worker JVMs alive at once (one
+ *       per implementation run, 14 GiB each) would exceed 60% of this machine's memory
  *       (same 4:10 split); the skiplist as in the paper times the same scale, but at most as many
  *       entries as fill 85% of the off-heap budget with SOMAR value blocks: a 1 KiB value plus
  *       its 8-byte slice header takes a 1280-byte size-class block, so the paper's 10M values
@@ -49,12 +50,23 @@ record Sizing(int llEntries, int llRange, int slEntries, int slRange, long budge
     /** Share of the off-heap budget the initial skiplist values may fill (in allocator blocks). */
     private static final double FIT_SHARE = 0.85;
 
+    /** The quick sizes (independent of the machine). */
     static Sizing of(Mode mode) {
+        return of(mode, 1);
+    }
+
+    /**
+     * The sizes of {@code mode} when {@code liveWorkers} worker JVMs, each holding one budget,
+     * are alive at once: in full mode their budgets together stay within
+     * {@link #MACHINE_SHARE} of this machine's memory.
+     */
+    static Sizing of(Mode mode, int liveWorkers) {
         if (mode == Mode.QUICK) {
             return new Sizing(2_048, 4_096, 300_000, 600_000, GIB, GIB, 384 * MIB, 640 * MIB, 1.0);
         }
         long machine = physicalMemory();
-        double scale = machine <= 0 ? 1.0 : Math.min(1.0, MACHINE_SHARE * machine / PAPER_BUDGET);
+        double scale = machine <= 0 ? 1.0
+                : Math.min(1.0, MACHINE_SHARE * machine / ((double) Math.max(1, liveWorkers) * PAPER_BUDGET));
         long budget = roundMib(PAPER_BUDGET * scale);
         long heap = roundMib(PAPER_HEAP_SPLIT * scale);
         long offheap = budget - heap;

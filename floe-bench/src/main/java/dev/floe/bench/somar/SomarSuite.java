@@ -104,7 +104,7 @@ public final class SomarSuite implements Suite {
 
     @Override
     public Map<String, Object> config(Settings s) {
-        Sizing z = Sizing.of(s.mode());
+        Sizing z = Sizing.of(s.mode(), s.impls().size());
         Map<String, Object> m = new LinkedHashMap<>(z.toJson());
         m.put("scaling", s.mode() == Mode.QUICK
                 ? "quick: LL-map 2,048 entries / 4,096 keys (paper ~65K / ~130K; O(n) per operation); skiplist "
@@ -167,13 +167,13 @@ public final class SomarSuite implements Suite {
     }
 
     @Override
-    public List<String> jvmArgs(String impl, Mode mode) {
-        return SomarImpl.byLabel(impl).jvmArgs(Sizing.of(mode));
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
+        return SomarImpl.byLabel(impl).jvmArgs(Sizing.of(mode, liveWorkers));
     }
 
     @Override
     public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK);
+        return jvmArgs(impl, Mode.QUICK, 1);
     }
 
     @Override
@@ -195,7 +195,7 @@ public final class SomarSuite implements Suite {
     public Sample measure(Trial trial) throws Exception {
         SomarImpl impl = SomarImpl.byLabel(trial.impl());
         Workload w = Workload.byLabel(trial.workload());
-        Sizing z = Sizing.of(trial.mode());
+        Sizing z = Sizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1));
         try {
             BenchMap map = structure(impl, w.structure, trial.mode(), z);
             int range = z.range(w.structure);
