@@ -38,7 +38,12 @@ public final class EraClock extends EraClockPad1 {
 
     /** The version for slices allocated now: the era modulo 2^27, never 0. */
     int version() {
-        long v = era & VERSION_MASK;
+        return versionOf(era);
+    }
+
+    /** The version slices allocated in era {@code e} carry: {@code e} modulo 2^27, never 0. */
+    static int versionOf(long e) {
+        long v = e & VERSION_MASK;
         return v == 0 ? 1 : (int) v;
     }
 

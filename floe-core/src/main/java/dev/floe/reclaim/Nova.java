@@ -44,7 +44,8 @@ import java.lang.invoke.VarHandle;
  *   <li><b>delete</b>: CAS the header's deleted bit (exactly one of racing deletes wins); the
  *       winner appends the header offset to a release list ({@link RetireBatches}).</li>
  *   <li><b>retire</b> (when a batch of N deletes is full, on whichever thread seals it):
- *       advance the era with an atomic increment (full fence), snapshot the hazard slots, free
+ *       advance the era with an atomic increment (full fence) if the batch holds a slice born in
+ *       the current era, else issue a full fence ({@link #seal}); snapshot the hazard slots, free
  *       every batched slice no slot holds, and park the held ones in a limbo retried at later
  *       drains ({@link RetiringSomar}, shared with the baselines).</li>
  *   <li><b>allocate</b>: take a block, write the header with the current era as version
@@ -131,6 +132,27 @@ public final class Nova extends RetiringSomar {
         } finally {
             slots.clear(slot); // release: the writer's stores before the slot reads empty
         }
+    }
+
+    /**
+     * Nova advances the era only when it must. The era exists so that a freed block is reissued
+     * with a version it never had; a block born in an earlier era than the current one already
+     * gets a different version from any reallocation (which reads the clock after taking the
+     * block, so at least the current era). Only a batch holding a slice born in the current era
+     * needs the increment. So long-lived data costs no eras, and versions wrap only under churn of
+     * slices deleted within the era they were born in (docs/reclaim.md). Without the increment,
+     * a full fence keeps the batch's deletes ordered before the hazard-slot scan, as the
+     * increment did: the rest of the safety argument is unchanged.
+     */
+    @Override
+    long seal(long[] refs, int count) {
+        long now = clock.current();
+        int current = EraClock.versionOf(now);
+        for (int i = 0; i < count; i++) {
+            if (access.retiredVersion(refs[i]) == current) return clock.advance() - 1;
+        }
+        VarHandle.fullFence(); // StoreLoad: the deletes (acquired with the batch) before the scan
+        return now;
     }
 
     /** Nova's rule: free every slice no writer's hazard slot holds (the era plays no part). */

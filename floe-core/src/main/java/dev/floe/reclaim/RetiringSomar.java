@@ -70,8 +70,18 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
         limbo.sweep(slots, this::release);
     }
 
+    /**
+     * Closes the era of a batch about to be released and returns it: by default the clock
+     * advances (an atomic increment: a full fence, so the batch's deletes precede the scans that
+     * follow) and the batch belongs to the era before the increment. The epoch schemes need that
+     * advance for progress; Nova overrides it.
+     */
+    long seal(long[] refs, int count) {
+        return clock.advance() - 1;
+    }
+
     private void drain(long[] refs, int count) {
-        long sealed = clock.advance() - 1; // full fence: the batch's deletes precede the scans
+        long sealed = seal(refs, count);
         limbo.sweep(slots, this::release);
         limbo.park(sealed, refs, release(sealed, refs, count, slots.snapshot()));
     }
