@@ -24,7 +24,8 @@ abstract class EraClockPad1 extends EraClockValue {
  */
 public final class EraClock extends EraClockPad1 {
     private static final VarHandle ERA;
-    private static final long VERSION_MASK = (1L << 27) - 1;
+    /** The era bits a version keeps: as many as the safe pointer's version field holds. */
+    static final long VERSION_MASK = (1L << (Long.SIZE - SafePointer.VERSION_SHIFT)) - 1;
 
     /** The current era (volatile read). */
     public long current() {

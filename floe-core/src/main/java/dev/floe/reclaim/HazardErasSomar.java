@@ -70,10 +70,6 @@ import java.util.Arrays;
  * drain of a batch of deletes), so it is lock-free; the rest is as in {@link EpochSomar}.
  */
 public final class HazardErasSomar extends RetiringSomar {
-    /** The low bits of an era a version keeps. */
-    private static final long VERSION_MASK = (1L << (Long.SIZE - SafePointer.VERSION_SHIFT)) - 1;
-
-
     public HazardErasSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
     }
@@ -133,7 +129,7 @@ public final class HazardErasSomar extends RetiringSomar {
 
     /** The latest era at or before {@code retire} that allocation could have given {@code version}. */
     static long birthEra(int version, long retire) {
-        long birth = retire - ((retire - version) & VERSION_MASK);
+        long birth = retire - ((retire - version) & EraClock.VERSION_MASK);
         return version == 1 ? birth - 1 : birth; // version 1 also stands for eras = 0 mod 2^27
     }
 

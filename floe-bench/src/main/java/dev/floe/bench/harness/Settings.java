@@ -65,4 +65,11 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
         m.put("impls", impls);
         return m;
     }
+
+    /** Thread counts for full mode: 1, 2, 4, … up to the core count (at least 1 and 2). */
+    public static List<Integer> fullThreads() {
+        List<Integer> t = new ArrayList<>(List.of(1, 2));
+        for (int n = 4; n <= Runtime.getRuntime().availableProcessors(); n *= 2) t.add(n);
+        return t;
+    }
 }

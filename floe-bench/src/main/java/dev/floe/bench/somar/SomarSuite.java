@@ -91,15 +91,8 @@ public final class SomarSuite implements Suite {
 
     @Override
     public Settings defaults(Mode mode) {
-        if (mode == Mode.FULL) return new Settings(mode, 10, 5, 3, fullThreads(), impls());
+        if (mode == Mode.FULL) return new Settings(mode, 10, 5, 3, Settings.fullThreads(), impls());
         return new Settings(mode, 0.35, 0.15, 3, List.of(1, 2), impls());
-    }
-
-    /** 1, 2, 4, … up to the core count (at least 1 and 2). */
-    private static List<Integer> fullThreads() {
-        List<Integer> t = new ArrayList<>(List.of(1, 2));
-        for (int n = 4; n <= Runtime.getRuntime().availableProcessors(); n *= 2) t.add(n);
-        return t;
     }
 
     @Override
