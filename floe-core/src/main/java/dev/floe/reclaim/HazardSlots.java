@@ -47,12 +47,18 @@ public final class HazardSlots {
         }
     }
 
+    /** Slots per segment: a power of two, so slot i is in segment i >>> shift at i & mask. */
     private final int segmentSlots;
+    private final int segmentShift;
+    private final int segmentMask;
 
+    /** @param initialSlots slots of the first segment, rounded up to a power of two */
     public HazardSlots(int initialSlots) {
         if (initialSlots <= 0) throw new IllegalArgumentException("slots: " + initialSlots);
-        this.segmentSlots = initialSlots;
-        this.table = new Segment[] {new Segment(initialSlots)};
+        this.segmentSlots = initialSlots == 1 ? 1 : Integer.highestOneBit(initialSlots - 1) << 1;
+        this.segmentShift = Integer.numberOfTrailingZeros(segmentSlots);
+        this.segmentMask = segmentSlots - 1;
+        this.table = new Segment[] {new Segment(segmentSlots)};
     }
 
     /** A table sized for the machine: four slots per core, at least 16. */
@@ -74,8 +80,8 @@ public final class HazardSlots {
             for (int k = 0; k < total; k++) {
                 int i = start + k;
                 if (i >= total) i -= total;
-                long[] words = t[i / segmentSlots].words;
-                int w = (i % segmentSlots) * STRIDE;
+                long[] words = t[i >>> segmentShift].words;
+                int w = (i & segmentMask) * STRIDE;
                 if ((long) SLOT.getOpaque(words, w) == 0 && SLOT.compareAndSet(words, w, 0L, ref)) {
                     return i;
                 }
@@ -87,7 +93,7 @@ public final class HazardSlots {
     /** Ends the protection taken by {@link #protect} (release store). */
     public void clear(int slot) {
         Segment[] t = table;
-        SLOT.setRelease(t[slot / segmentSlots].words, (slot % segmentSlots) * STRIDE, 0L);
+        SLOT.setRelease(t[slot >>> segmentShift].words, (slot & segmentMask) * STRIDE, 0L);
     }
 
     /**
