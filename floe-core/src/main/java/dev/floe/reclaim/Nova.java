@@ -2,6 +2,8 @@ package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.SizeClasses;
+import dev.floe.memory.Region;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -132,6 +134,111 @@ public final class Nova extends RetiringSomar {
         } finally {
             slots.clear(slot); // release: the writer's stores before the slot reads empty
         }
+    }
+
+    // ---- Lambda-free access for data structures built on Nova (the map layer) ----------------
+    //
+    // The same protocol as readOr/writeOr, split into steps so that a hot loop (a binary search
+    // over keys, a value read) needs neither a reader object nor a view it does not ask for:
+    //
+    //   long stamp = nova.beginRead(ptr);            // 0: not live
+    //   ... read through nova.readView(ptr, stamp) or nova.region() at nova.dataOffset(ptr) ...
+    //   if (!nova.validate(ptr, stamp)) retry;         // load fence, then the header re-check
+    //
+    //   int slot = nova.protect(ptr);                  // -1: not live; else protected and valid
+    //   try { ... write through nova.writeView(ptr, nova.liveStamp(ptr)) ... } finally { nova.unprotect(slot); }
+    //
+    // Offsets into region() outside [dataOffset, dataOffset + length(stamp)) are the caller's
+    // bug; the views are bounded, raw region access is not (it is meant for Floe's own layers).
+
+    /**
+     * Begins an optimistic read: the slice's current state word (acquire load) if {@code ptr}
+     * names a live slice, else 0. Pair with {@link #validate} after the data loads.
+     */
+    public long beginRead(long ptr) {
+        return access.liveHeaderAcquire(ptr);
+    }
+
+    /**
+     * Like {@link #beginRead}, but also for a slice that was deleted and not yet reused: its state
+     * word (with the deleted bit, see {@link #isDeletedStamp}) or 0 once the block was reused.
+     * A structure that leaves a note in a slice before deleting it (a forwarding pointer) reads
+     * the note this way and {@link #validate}s after.
+     */
+    public long beginReadAny(long ptr) {
+        return access.incarnationHeaderAcquire(ptr);
+    }
+
+    /** Whether a stamp from {@link #beginReadAny} describes a deleted slice. */
+    public static boolean isDeletedStamp(long stamp) {
+        return SliceHeader.isDeleted(stamp);
+    }
+
+    /**
+     * Ends an optimistic read begun with {@link #beginRead}: a load fence (the data loads before
+     * the re-check), then whether the slice was neither deleted nor reused since.
+     */
+    public boolean validate(long ptr, long stamp) {
+        VarHandle.loadLoadFence();
+        return access.unchanged(ptr, stamp);
+    }
+
+    /** Length of the slice data described by a non-zero stamp. */
+    public static long stampLength(long stamp) {
+        return SliceHeader.length(stamp);
+    }
+
+    /** Region offset of the data of the slice {@code ptr} names (no check: validate around it). */
+    public long dataOffset(long ptr) {
+        return access.dataOffset(ptr);
+    }
+
+    /** Bytes in front of every slice's data: 8, or 16 in magic-number mode. */
+    public int headerBytes() {
+        return access.headerBytes();
+    }
+
+    /** A read-only view bounded to the slice data described by {@code stamp}. */
+    public MemorySegment readView(long ptr, long stamp) {
+        return access.readOnlyView(ptr, stamp);
+    }
+
+    /** A writable view bounded to the slice data described by {@code stamp}. */
+    public MemorySegment writeView(long ptr, long stamp) {
+        return access.view(ptr, stamp);
+    }
+
+    /**
+     * The write protocol's entry: publishes the slice in a hazard slot (one CAS, a full fence),
+     * then validates. Returns the slot for {@link #unprotect}, or -1 (nothing held) if {@code ptr}
+     * does not name a live slice. While protected, the slice is not freed, whatever deletes it.
+     */
+    public int protect(long ptr) {
+        if (access.blockOf(ptr) == 0) return -1;
+        int slot = slots.protect(SafePointer.headerOffset(ptr));
+        if (access.liveHeaderVolatile(ptr) == 0) {
+            slots.clear(slot);
+            return -1;
+        }
+        return slot;
+    }
+
+    /** Ends a protection from {@link #protect} (release store). */
+    public void unprotect(int slot) {
+        slots.clear(slot);
+    }
+
+    /**
+     * The live state word of a slice the caller protects or owns (plain load), or 0 if it was
+     * deleted meanwhile (the view is still safe to use while protected).
+     */
+    public long liveStamp(long ptr) {
+        return access.liveHeaderPlain(ptr);
+    }
+
+    /** The region every slice of this instance lives in. */
+    public Region region() {
+        return access.region;
     }
 
     /**

@@ -75,6 +75,10 @@ final class SliceAccess {
         return SizeClasses.MAX_SMALL - headerBytes;
     }
 
+    int headerBytes() {
+        return (int) headerBytes;
+    }
+
     boolean magicNumbers() {
         return magic != 0;
     }
@@ -124,6 +128,19 @@ final class SliceAccess {
     }
 
     /**
+     * The state word of the incarnation {@code ptr} names, deleted or not (acquire load), or 0 if
+     * the block was reused or the pointer is invalid. A deleted block keeps its header and data
+     * until it is reallocated, so a caller that validates with {@link #unchanged} afterwards reads
+     * the last bytes that incarnation held (a map reads a forwarding note left in a retired value).
+     */
+    long incarnationHeaderAcquire(long ptr) {
+        int block = blockOf(ptr);
+        if (block == 0) return 0;
+        long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
+        return valid(h & ~SliceHeader.DELETED, ptr, block) ? h : 0;
+    }
+
+    /**
      * The live state word (volatile load: after a hazard publication, the Dekker-style validation
      * every protecting scheme relies on), or 0.
      */
@@ -151,9 +168,14 @@ final class SliceAccess {
         return region.getLongPlain(hdr + state) == h && (magic == 0 || region.getLongPlain(hdr) == magic);
     }
 
+    /** Region offset of the data of the slice whose header {@code ptr} names. */
+    long dataOffset(long ptr) {
+        return SafePointer.headerOffset(ptr) + headerBytes;
+    }
+
     /** A writable view of exactly the data of the slice whose live state word is {@code h}. */
     MemorySegment view(long ptr, long h) {
-        return region.slice(SafePointer.headerOffset(ptr) + headerBytes, SliceHeader.length(h));
+        return region.slice(dataOffset(ptr), SliceHeader.length(h));
     }
 
     /** A read-only view of exactly the data of the slice whose live state word is {@code h}. */

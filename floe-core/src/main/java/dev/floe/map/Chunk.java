@@ -1,0 +1,232 @@
+package dev.floe.map;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A chunk of the Oak map (Oak paper, section 4.1): the entries of one contiguous key range
+ * [{@link #minKey}, next chunk's minKey), on-heap, in one primitive array.
+ *
+ * <h2>Entries</h2>
+ * <pre>
+ * entries: long[(capacity + 1) * 3]     entry e occupies [3e, 3e + 3):
+ *   +0 NEXT   index of the next entry in key order (0: end of list)
+ *   +1 KEY    Nova safe pointer to the serialized key (immutable once linked)
+ *   +2 VALUE  Nova safe pointer to the value slice ({@link ValueSlices}); 0: no value
+ * </pre>
+ * Entry 0 is the list head (only NEXT is used). Entries 1..{@link #sorted} were written by the
+ * rebalance that created the chunk, in key order and linked in that order: the <em>sorted
+ * prefix</em>, searched by binary search. Later inserts take the next free entry (a fetch-and-add
+ * on {@link #allocated}) and are linked into the list with a CAS on their predecessor's NEXT, in
+ * the bypass between two prefix entries. An entry is never unlinked and its key never changes,
+ * so a search may walk the list while others insert; removed keys stay in the list with an empty
+ * or removed value until a rebalance drops them.
+ *
+ * <h2>Publish / freeze</h2>
+ * Updates that change an entry (link a new entry, install a value pointer) first
+ * {@link #publish} themselves, which fails once a rebalance has {@link #freeze}d the chunk; the
+ * rebalance waits until the published updates have {@link #unpublish}ed and then copies a chunk
+ * no one can change. Value bytes are written in the shared value slice, not in the chunk, so
+ * in-place writes need no publication and survive the copy. The state word packs both:
+ * <pre>
+ *  63 (FROZEN)   62 .. 0: number of published updates in progress
+ * </pre>
+ */
+final class Chunk {
+    static final int NEXT = 0, KEY = 1, VALUE = 2, STRIDE = 3;
+    /** {@link #search} result when a key it compared was retired (the chunk was replaced). */
+    static final int RETRY = Integer.MIN_VALUE;
+    private static final long FROZEN = 1L << 63;
+    private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle STATE, ALLOCATED;
+
+    final long[] entries;
+    /** Usable entries: 1..capacity. */
+    final int capacity;
+    /** Entries 1..sorted form the sorted prefix. */
+    final int sorted;
+    /** The smallest key this chunk may hold; null for the first chunk (minus infinity). */
+    final KeyCopy minKey;
+    /** The next chunk in key order (changed only by a rebalance, under its lock). */
+    volatile Chunk next;
+    /** Set once a rebalance has replaced this chunk: the new chunk covering {@link #minKey}. */
+    volatile Chunk replacement;
+    /** Entries handed out so far (may exceed capacity: such claims fail). */
+    private volatile int allocated;
+    private volatile long state;
+    /** Removes finalized in this chunk since it was built (a rebalance trigger; approximate). */
+    volatile int removals;
+
+    Chunk(KeyCopy minKey, int capacity, int sorted) {
+        this.minKey = minKey;
+        this.capacity = capacity;
+        this.sorted = sorted;
+        this.entries = new long[(capacity + 1) * STRIDE];
+        this.allocated = sorted;
+    }
+
+    // ---- entry access ------------------------------------------------------------------------
+
+    int next(int e) {
+        return (int) (long) ENTRY.getAcquire(entries, e * STRIDE + NEXT);
+    }
+
+    /** The key of a linked entry (published by the CAS that linked it, acquired through NEXT). */
+    long key(int e) {
+        return entries[e * STRIDE + KEY];
+    }
+
+    long value(int e) {
+        return (long) ENTRY.getAcquire(entries, e * STRIDE + VALUE);
+    }
+
+    /** Installs a value pointer; the CAS also publishes the value's bytes. */
+    boolean casValue(int e, long expected, long value) {
+        return ENTRY.compareAndSet(entries, e * STRIDE + VALUE, expected, value);
+    }
+
+    /** Fills a new chunk's entry (before the chunk is published). */
+    void fill(int e, long key, long value) {
+        entries[e * STRIDE + KEY] = key;
+        entries[e * STRIDE + VALUE] = value;
+        entries[(e - 1) * STRIDE + NEXT] = e;
+    }
+
+    // ---- publish / freeze ----------------------------------------------------------------------
+
+    /** Announces an update; false if the chunk is frozen (wait for the rebalance, then retry). */
+    boolean publish() {
+        while (true) {
+            long s = state;
+            if ((s & FROZEN) != 0) return false;
+            if (STATE.compareAndSet(this, s, s + 1)) return true;
+        }
+    }
+
+    void unpublish() {
+        STATE.getAndAdd(this, -1L);
+    }
+
+    /** Stops new updates and waits for the published ones to finish (called under the rebalance lock). */
+    void freeze() {
+        STATE.getAndBitwiseOr(this, FROZEN);
+        for (int spins = 0; (state & ~FROZEN) != 0; spins++) ValueSlices.backOff(spins);
+    }
+
+    boolean isFrozen() {
+        return (state & FROZEN) != 0;
+    }
+
+    /** Claims a free entry; 0 if the chunk is full. Call while published. */
+    int allocateEntry() {
+        int e = (int) ALLOCATED.getAndAdd(this, 1) + 1;
+        return e <= capacity ? e : 0;
+    }
+
+    /** Entries claimed so far (at most the capacity). */
+    int used() {
+        return Math.min(allocated, capacity);
+    }
+
+    /**
+     * Whether the chunk should be rebalanced: full, or its unsorted bypasses have grown past half
+     * the sorted prefix (Oak's rule: searches then walk long lists), or removes left more than
+     * half of the entries empty.
+     */
+    boolean needsRebalance() {
+        int used = used();
+        return used >= capacity || used - sorted > Math.max(sorted / 2, 32) || removals > capacity / 2;
+    }
+
+    // ---- search and link ---------------------------------------------------------------------
+
+    /**
+     * Finds {@code probe}: the entry holding it (> 0), or {@code -(pred + 1)} where {@code pred} is
+     * the entry after which it would be linked (0: the head), or {@link #RETRY}. Binary search over
+     * the sorted prefix for the last key not above the probe, then a walk along its bypass.
+     */
+    int search(KeySlices<?> keys, Object probe) {
+        int pred = 0;
+        int lo = 1, hi = sorted;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = keys.compare(probe, key(mid));
+            if (c == KeySlices.RETRY) return RETRY;
+            if (c == 0) return mid;
+            if (c > 0) {
+                pred = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return walk(keys, probe, pred);
+    }
+
+    /** Continues a search along the list from {@code pred}, whose key is below the probe. */
+    int walk(KeySlices<?> keys, Object probe, int pred) {
+        for (int cur = next(pred); cur != 0; cur = next(cur)) {
+            int c = keys.compare(probe, key(cur));
+            if (c == KeySlices.RETRY) return RETRY;
+            if (c == 0) return cur;
+            if (c < 0) break;
+            pred = cur;
+        }
+        return -(pred + 1);
+    }
+
+    /**
+     * Links entry {@code e} (its key and value already written) after {@code pred}, walking on if
+     * others linked keys in between. Returns {@code e} when linked (the CAS is the insert's
+     * linearization point: key and value appear together), the entry that already holds the key,
+     * or {@link #RETRY}. Call while published.
+     */
+    int link(KeySlices<?> keys, Object probe, int e, int pred) {
+        while (true) {
+            int r = walk(keys, probe, pred);
+            if (r == RETRY || r > 0) return r;
+            pred = -r - 1;
+            int cur = next(pred);
+            ENTRY.setRelease(entries, e * STRIDE + NEXT, (long) cur);
+            if (ENTRY.compareAndSet(entries, pred * STRIDE + NEXT, (long) cur, (long) e)) return e;
+        }
+    }
+
+    /** Writes an entry's key and value before it is linked (the link CAS publishes them). */
+    void prepare(int e, long key, long value) {
+        entries[e * STRIDE + KEY] = key;
+        entries[e * STRIDE + VALUE] = value;
+    }
+
+    /**
+     * The last prefix entry whose key is at most {@code probe} (or below it when
+     * {@code inclusive} is false); 0 if none; {@link #RETRY}. A null probe means +infinity.
+     */
+    int prefixFloor(KeySlices<?> keys, Object probe, boolean inclusive) {
+        if (probe == null) return sorted;
+        int found = 0;
+        int lo = 1, hi = sorted;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = keys.compare(probe, key(mid));
+            if (c == KeySlices.RETRY) return RETRY;
+            if (c > 0 || (c == 0 && inclusive)) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(Chunk.class, "state", long.class);
+            ALLOCATED = l.findVarHandle(Chunk.class, "allocated", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

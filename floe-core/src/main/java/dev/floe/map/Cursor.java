@@ -1,0 +1,207 @@
+package dev.floe.map;
+
+/**
+ * A scan over the entries of a {@link KeyRange} whose values are present, in either direction;
+ * what every iterator and navigation method of the map is built on. Weakly consistent like
+ * ConcurrentSkipListMap's iterators: sorted, no key twice, every key present throughout the scan,
+ * no key absent throughout it.
+ *
+ * <h2>Ascending</h2>
+ * Locate the low bound's chunk, then follow the entries' list and the chunks' {@code next}
+ * pointers. A chunk replaced meanwhile is still a frozen, sorted snapshot of its range whose
+ * {@code next} leads on to chunks that were current after it, and values are shared slices, so
+ * following old chunks returns present keys with their current values and never repeats a key.
+ *
+ * <h2>Descending (the Oak paper's stack method, no backward pointers)</h2>
+ * In a chunk, start at the last sorted-prefix entry not above the bound, walk its bypass (the list
+ * from that entry up to the next prefix entry), pushing the entries on a stack, then pop them:
+ * that is the bypass in descending order. Then step back one prefix entry and repeat. A chunk
+ * done, look up the chunk before its minKey in the index, bounded by that minKey (exclusive) so
+ * that a chunk merged meanwhile cannot return keys already returned.
+ */
+final class Cursor {
+    private final InternalOakMap<?, ?> map;
+    private final KeySlices<?> keys;
+    private final KeyRange range;
+
+    /** Current chunk and, ascending, the next entry to look at (0: the chunk is done). */
+    private Chunk chunk;
+    private int entry;
+    /** Descending: the prefix position whose bypass is on the stack, and the stack. */
+    private int prefix;
+    private int[] stack = new int[16];
+    private int depth;
+    private boolean started, finished;
+
+    /** The entry found by the last successful {@link #advance}. */
+    long keyPtr, valuePtr;
+
+    Cursor(InternalOakMap<?, ?> map, KeyRange range) {
+        this.map = map;
+        this.keys = map.keys;
+        this.range = range;
+    }
+
+    /** Moves to the next entry with a present value; false at the end of the range. */
+    boolean advance() {
+        if (finished) return false;
+        boolean found = range.descending() ? advanceDescending() : advanceAscending();
+        if (!found) finished = true;
+        return found;
+    }
+
+    // ---- ascending -----------------------------------------------------------------------------
+
+    private boolean advanceAscending() {
+        if (!started) {
+            started = true;
+            startAscending();
+        }
+        while (true) {
+            if (entry == 0) {
+                chunk = chunk.next;
+                if (chunk == null) return false;
+                entry = chunk.next(0);
+                continue;
+            }
+            Chunk c = chunk;
+            int e = entry;
+            entry = c.next(e);
+            long v = c.value(e);
+            if (v == 0) continue;
+            long k = c.key(e);
+            if (range.hi() != null) {
+                int cmp = keys.compare(range.hi(), k);
+                if (cmp == KeySlices.RETRY) continue; // retired: its entry was dropped, removed
+                if (cmp < 0 || (cmp == 0 && !range.hiInclusive())) return false;
+            }
+            long live = present(v, k);
+            if (live == 0) continue;
+            keyPtr = k;
+            valuePtr = live;
+            return true;
+        }
+    }
+
+    private void startAscending() {
+        Object lo = range.lo();
+        if (lo == null) {
+            chunk = map.firstChunk();
+            entry = chunk.next(0);
+            return;
+        }
+        while (true) {
+            Chunk c = map.locate(lo);
+            int r = c.search(keys, lo);
+            if (r == Chunk.RETRY) continue;
+            chunk = c;
+            if (r > 0) entry = range.loInclusive() ? r : c.next(r);
+            else entry = c.next(-r - 1);
+            return;
+        }
+    }
+
+    // ---- descending ----------------------------------------------------------------------------
+
+    private boolean advanceDescending() {
+        if (!started) {
+            started = true;
+            if (!startDescending()) return false;
+        }
+        while (true) {
+            if (depth == 0) {
+                if (prefix > 0) {
+                    prefix--;
+                    if (!fillStack()) continue;
+                    continue;
+                }
+                if (!previousChunk()) return false;
+                continue;
+            }
+            int e = stack[--depth];
+            long v = chunk.value(e);
+            if (v == 0) continue;
+            long k = chunk.key(e);
+            if (range.lo() != null) {
+                int cmp = keys.compare(range.lo(), k);
+                if (cmp == KeySlices.RETRY) continue;
+                if (cmp > 0 || (cmp == 0 && !range.loInclusive())) return false;
+            }
+            long live = present(v, k);
+            if (live == 0) continue;
+            keyPtr = k;
+            valuePtr = live;
+            return true;
+        }
+    }
+
+    private boolean startDescending() {
+        Object hi = range.hi();
+        Chunk c = hi == null ? map.lastChunk() : map.locate(hi);
+        return enterChunk(c, hi, range.hiInclusive(), null);
+    }
+
+    /** Moves to the chunk before the current one; false if the current one is the first. */
+    private boolean previousChunk() {
+        KeyCopy min = chunk.minKey;
+        if (min == null) return false;
+        Chunk p = map.chunkBefore(min);
+        // p's keys are below min unless p was merged with the chunk we just finished
+        boolean bounded = p.next != chunk || p.replacement != null || chunk.replacement != null;
+        return enterChunk(p, bounded ? min : null, false, bounded ? min : null);
+    }
+
+    /** Starts chunk {@code c} at its last entry not above {@code bound}; false if nothing can follow. */
+    private boolean enterChunk(Chunk c, Object bound, boolean inclusive, KeyCopy exclusiveCeiling) {
+        depth = 0;
+        while (true) {
+            int s = c.prefixFloor(keys, bound, inclusive);
+            if (s == Chunk.RETRY) {
+                // c was replaced and its keys retired: look again
+                if (exclusiveCeiling != null) c = map.chunkBefore(exclusiveCeiling);
+                else c = bound == null ? map.lastChunk() : map.locate(bound);
+                continue;
+            }
+            chunk = c;
+            prefix = s;
+            highBound = bound;
+            highInclusive = inclusive;
+            fillStack();
+            return true;
+        }
+    }
+
+    /** Upper bound within the current chunk (null: none) and whether it is inclusive. */
+    private Object highBound;
+    private boolean highInclusive;
+
+    /**
+     * Pushes the bypass of prefix entry {@link #prefix} (for 0: the entries before the first prefix
+     * entry), keeping only entries not above the chunk's high bound.
+     */
+    private boolean fillStack() {
+        Chunk c = chunk;
+        int start = prefix;
+        int e = start == 0 ? c.next(0) : start;
+        while (e != 0 && (e == start || e > c.sorted)) {
+            if (highBound != null) {
+                int cmp = keys.compare(highBound, c.key(e));
+                if (cmp != KeySlices.RETRY && (cmp < 0 || (cmp == 0 && !highInclusive))) break;
+            }
+            if (depth == stack.length) stack = java.util.Arrays.copyOf(stack, depth * 2);
+            stack[depth++] = e;
+            e = c.next(e);
+        }
+        return depth > 0;
+    }
+
+    // ---- values --------------------------------------------------------------------------------
+
+    /** The live value slice for entry (v, k): v or where it moved; 0 if removed. */
+    private long present(long v, long k) {
+        long live = map.values.resolve(v);
+        if (live != ValueSlices.LOST) return live;
+        KeyCopy key = keys.copy(k);
+        return key == null ? 0 : map.liveValue(key);
+    }
+}

@@ -1,0 +1,507 @@
+package dev.floe.map;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.reclaim.Nova;
+import java.lang.foreign.MemorySegment;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The Oak map's algorithm (Oak paper, section 4), shared by the legacy and zero-copy APIs.
+ *
+ * <h2>Structure</h2>
+ * A linked list of {@link Chunk}s in key order, starting at {@link #head} (minKey minus
+ * infinity: no user-supplied sentinel); an index ({@link #index}, a skip list from each other
+ * chunk's minKey to the chunk) that a {@link Rebalancer} updates after it changes the list, so a
+ * lookup ({@link #locate}) takes the index's floor and walks forward (following
+ * {@link Chunk#replacement} from a chunk that was replaced). Keys and values are Nova slices
+ * ({@link KeySlices}, {@link ValueSlices}).
+ *
+ * <h2>Operations and their linearization points</h2>
+ * <ul>
+ *   <li><b>get</b>: locate, search the chunk, read the entry's value pointer, read the value
+ *       (seqlock + Nova validation). Present: the first load of the stable lock word. Absent (no
+ *       entry, no value, or a removed value): the load of the entry's value word, or the store of
+ *       R if that store happened during the get.</li>
+ *   <li><b>doPut</b> (put, putIfAbsent, putIfAbsentComputeIfPresent): present key: the value
+ *       write under the value's lock (its unlock store). New key: the CAS that links the new entry,
+ *       written with key and value beforehand, so key and value appear at once. Key with an empty
+ *       or removed value: the CAS installing the new value pointer. Both CASes are published on
+ *       the chunk, so a rebalance never copies a chunk in which they can still happen.</li>
+ *   <li><b>doIfPresent</b> (computeIfPresent, remove, replace): the lock holder's unlock store
+ *       (for remove: the store of R). Finalizing a remove (the entry's value word back to 0) is
+ *       only cleanup: readers treat a removed value as no value.</li>
+ * </ul>
+ * A value that outgrows its slice moves: the writer, still holding the old slice's lock, installs
+ * the new pointer in the entry (published; relocating the entry if a rebalance replaced the
+ * chunk), then leaves M and a forward pointer in the old slice and retires it.
+ */
+final class InternalOakMap<K, V> {
+    final Nova nova;
+    final KeySlices<K> keys;
+    final ValueSlices values;
+    final OakSerializer<V> valueSerializer;
+    /** The allocator this map created and closes, or null when it shares one. */
+    final FloeAllocator ownAllocator;
+    /** Whether removed keys and values are retired (false: a benchmark baseline that leaks). */
+    final boolean reclaim;
+    final int maxChunkEntries;
+
+    final ConcurrentSkipListMap<Object, Chunk> index;
+    volatile Chunk head;
+    final ReentrantLock rebalanceLock = new ReentrantLock();
+    private final Rebalancer<K> rebalancer;
+    private final LongAdder size = new LongAdder();
+    /** Off-heap bytes of live key and value slices (blocks, including headers): the footprint estimate. */
+    final LongAdder offHeapBytes = new LongAdder();
+    volatile boolean closed;
+
+    InternalOakMap(Nova nova, FloeAllocator ownAllocator, OakSerializer<K> keySerializer,
+                   OakSerializer<V> valueSerializer, OakComparator<K> comparator, int maxChunkEntries,
+                   int firstChunkEntries, boolean reclaim) {
+        this.nova = nova;
+        this.ownAllocator = ownAllocator;
+        this.keys = new KeySlices<>(nova, keySerializer, comparator);
+        this.values = new ValueSlices(nova);
+        this.valueSerializer = valueSerializer;
+        this.maxChunkEntries = maxChunkEntries;
+        this.reclaim = reclaim;
+        Comparator<Object> order = keys::compareProbes;
+        this.index = new ConcurrentSkipListMap<>(order);
+        this.head = new Chunk(null, firstChunkEntries, 0);
+        this.rebalancer = new Rebalancer<>(this, firstChunkEntries);
+    }
+
+    void checkOpen() {
+        if (closed) throw new IllegalStateException("the map is closed");
+    }
+
+    // ---- locating ------------------------------------------------------------------------------
+
+    /** The chunk whose range holds {@code probe} (not replaced when it was looked at). */
+    Chunk locate(Object probe) {
+        Map.Entry<Object, Chunk> e = index.floorEntry(probe);
+        return walkTo(e == null ? head : e.getValue(), probe);
+    }
+
+    private Chunk walkTo(Chunk c, Object probe) {
+        while (true) {
+            Chunk r = c.replacement;
+            if (r != null) {
+                c = r;
+                continue;
+            }
+            Chunk n = c.next;
+            if (n != null && keys.compareProbes(probe, n.minKey) >= 0) {
+                c = n;
+                continue;
+            }
+            return c;
+        }
+    }
+
+    /** The first chunk (following replacements of the head). */
+    Chunk firstChunk() {
+        Chunk c = head;
+        for (Chunk r; (r = c.replacement) != null; ) c = r;
+        return c;
+    }
+
+    /** The chunk holding the keys just below {@code minKey} (a chunk's minKey, not null). */
+    Chunk chunkBefore(KeyCopy minKey) {
+        Map.Entry<Object, Chunk> e = index.lowerEntry(minKey);
+        Chunk c = e == null ? head : e.getValue();
+        while (true) {
+            Chunk r = c.replacement;
+            if (r != null) {
+                c = r;
+                continue;
+            }
+            Chunk n = c.next;
+            if (n != null && keys.compareProbes(n.minKey, minKey) < 0) {
+                c = n;
+                continue;
+            }
+            return c;
+        }
+    }
+
+    /** The last chunk. */
+    Chunk lastChunk() {
+        Map.Entry<Object, Chunk> e = index.lastEntry();
+        Chunk c = e == null ? head : e.getValue();
+        while (true) {
+            Chunk r = c.replacement;
+            if (r != null) {
+                c = r;
+                continue;
+            }
+            Chunk n = c.next;
+            if (n == null) return c;
+            c = n;
+        }
+    }
+
+    /** Waits for the rebalance that froze a chunk this thread wanted to change. */
+    void awaitRebalance() {
+        rebalanceLock.lock();
+        rebalanceLock.unlock();
+    }
+
+    void rebalance(Chunk c) {
+        rebalancer.rebalance(c);
+    }
+
+    // ---- lookups -------------------------------------------------------------------------------
+
+    /** The value pointer in {@code probe}'s entry (maybe removed or moved), or 0 if it has none. */
+    long lookup(Object probe) {
+        while (true) {
+            Chunk c = locate(probe);
+            int r = c.search(keys, probe);
+            if (r == Chunk.RETRY) continue;
+            return r > 0 ? c.value(r) : 0;
+        }
+    }
+
+    /**
+     * Reads the value mapped to {@code probe} with {@code reader} (which may run more than once and
+     * must have no side effects); {@code absent} if there is none.
+     */
+    Object read(Object probe, Function<MemorySegment, ?> reader, Object absent) {
+        checkOpen();
+        while (true) {
+            long p = lookup(probe);
+            if (p == 0) return absent;
+            Object r = values.read(p, reader);
+            if (r != ValueSlices.GONE) return r;
+            long q = values.resolve(p);
+            if (q != 0 && q != ValueSlices.LOST) {
+                r = values.read(q, reader);
+                if (r != ValueSlices.GONE) return r;
+            }
+            // Removed (or moved on): if the entry still names p, p was removed while it was the
+            // entry's value (a move installs the new pointer before it marks the old slice).
+            if (q == 0 && lookup(probe) == p) return absent;
+        }
+    }
+
+    /** The live value slice mapped to {@code probe} right now (following moves), or 0. */
+    long liveValue(Object probe) {
+        while (true) {
+            long p = lookup(probe);
+            if (p == 0) return 0;
+            long q = values.resolve(p);
+            if (q != ValueSlices.LOST) {
+                if (q != 0 || lookup(probe) == p) return q;
+            }
+        }
+    }
+
+    V deserializeValue(MemorySegment view) {
+        return valueSerializer.deserialize(view);
+    }
+
+    // ---- doPut ---------------------------------------------------------------------------------
+
+    /** What doPut does when the key is present. */
+    enum IfPresent { REPLACE, KEEP, COMPUTE }
+
+    /**
+     * Oak's doPut. Returns, for a present key: its previous value deserialized if
+     * {@code wantOld} (REPLACE, KEEP), else {@link Boolean#FALSE} for KEEP and
+     * {@link Boolean#TRUE} otherwise; for an absent key: null.
+     */
+    Object doPut(K key, V value, Consumer<OakWriteBuffer> compute, IfPresent mode, boolean wantOld) {
+        checkOpen();
+        long newValue = 0, newKey = 0;
+        try {
+            while (true) {
+                Chunk c = locate(key);
+                int r = c.search(keys, key);
+                if (r == Chunk.RETRY) continue;
+                if (r > 0) {
+                    long p = c.value(r);
+                    if (p != 0 && values.isLive(p)) { // case 1: present
+                        if (mode == IfPresent.KEEP && !wantOld) return Boolean.FALSE;
+                        Object done = updatePresent(key, p, value, compute, mode, wantOld);
+                        if (done != null) return done == NONE ? null : done;
+                        continue; // removed meanwhile
+                    }
+                    if (newValue == 0) newValue = newValue(value);
+                    if (!c.publish()) {
+                        awaitRebalance();
+                        continue;
+                    }
+                    boolean installed;
+                    try {
+                        installed = c.casValue(r, p, newValue);
+                    } finally {
+                        c.unpublish();
+                    }
+                    if (installed) {
+                        newValue = 0;
+                        size.increment();
+                        return null;
+                    }
+                    continue;
+                }
+                if (newValue == 0) newValue = newValue(value);
+                if (newKey == 0) newKey = newKey(key);
+                if (!c.publish()) {
+                    awaitRebalance();
+                    continue;
+                }
+                int e, linked = 0;
+                try {
+                    e = c.allocateEntry();
+                    if (e != 0) {
+                        c.prepare(e, newKey, newValue);
+                        linked = c.link(keys, key, e, -r - 1);
+                    }
+                } finally {
+                    c.unpublish();
+                }
+                if (e == 0) {
+                    rebalance(c); // full
+                    continue;
+                }
+                if (linked == e) {
+                    newKey = 0;
+                    newValue = 0;
+                    size.increment();
+                    if (c.needsRebalance()) rebalance(c);
+                    return null;
+                }
+                // another thread linked the key first (or the chunk was replaced): the entry stays
+                // unlinked, our key and value stay private; look again
+            }
+        } finally {
+            if (newValue != 0) freePrivate(newValue);
+            if (newKey != 0) freePrivate(newKey);
+        }
+    }
+
+    /** Marker for "done, and the result is null" in {@link #updatePresent}. */
+    private static final Object NONE = new Object();
+
+    /** Case 1 of doPut under the value's lock; null if the value was removed first (retry). */
+    private Object updatePresent(K key, long p, V value, Consumer<OakWriteBuffer> compute,
+                                 IfPresent mode, boolean wantOld) {
+        WriteScope s = new WriteScope(p);
+        long lw = lockFollowingMoves(s);
+        if (lw == 0) return null;
+        Object old = null;
+        if (wantOld) {
+            try {
+                old = valueSerializer.deserialize(values.privateView(s.ptr, ValueSlices.length(lw)).asReadOnly());
+            } catch (RuntimeException ex) {
+                values.unlock(s, ValueSlices.length(lw));
+                throw ex;
+            }
+        }
+        switch (mode) {
+            case KEEP -> {
+                values.unlock(s, ValueSlices.length(lw));
+                return old == null ? NONE : old;
+            }
+            case REPLACE -> writeLocked(key, s, value);
+            case COMPUTE -> runWriter(key, s, compute);
+        }
+        return wantOld ? (old == null ? NONE : old) : Boolean.TRUE;
+    }
+
+    /** Locks the value, following moves; the lock word held, or 0 if removed. */
+    long lockFollowingMoves(WriteScope s) {
+        long lw;
+        while ((lw = values.lock(s)) == -1) { }
+        return lw;
+    }
+
+    /** Replaces the locked value with {@code value}: in place if it fits, else by a move. Unlocks. */
+    void writeLocked(Object probe, WriteScope s, V value) {
+        int size;
+        try {
+            size = valueSerializer.sizeOf(value);
+            if (size < 0 || size > values.maxValue) {
+                throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + values.maxValue + " bytes");
+            }
+        } catch (RuntimeException e) {
+            values.unlock(s, ValueSlices.length(s.lockWord));
+            throw e;
+        }
+        if (size <= values.capacity(s.ptr)) {
+            try {
+                valueSerializer.serialize(value, values.privateView(s.ptr, size));
+            } catch (RuntimeException e) {
+                values.unlock(s, ValueSlices.length(s.lockWord)); // the serializer failed mid-write
+                throw e;
+            }
+            values.unlock(s, size);
+            return;
+        }
+        long q;
+        try {
+            q = newValue(value);
+        } catch (RuntimeException e) {
+            values.unlock(s, ValueSlices.length(s.lockWord));
+            throw e;
+        }
+        move(probe, s, q);
+    }
+
+    /** Runs a zero-copy writer exactly once on the locked value, then publishes (unlock or move). */
+    void runWriter(Object probe, WriteScope s, Consumer<OakWriteBuffer> writer) {
+        OakWriteBuffer buffer = new OakWriteBuffer(this, s);
+        try {
+            writer.accept(buffer);
+        } catch (RuntimeException | Error e) {
+            buffer.abandon(); // unlocks; a grown copy is dropped, in-place writes stay
+            throw e;
+        }
+        buffer.finish(probe);
+    }
+
+    /**
+     * Makes the private slice {@code q} the key's value in place of the locked {@code s.ptr}:
+     * installs it in the entry (published; finding the entry again if a rebalance replaced its
+     * chunk: the locked value keeps its entry, rebalances copy it as is), then marks the old slice
+     * moved and retires it.
+     */
+    void move(Object probe, WriteScope s, long q) {
+        while (true) {
+            Chunk c = locate(probe);
+            int r = c.search(keys, probe);
+            if (r == Chunk.RETRY) continue;
+            if (r <= 0 || c.value(r) != s.ptr) {
+                throw new IllegalStateException("internal: a locked value lost its entry");
+            }
+            if (!c.publish()) {
+                awaitRebalance();
+                continue;
+            }
+            boolean installed;
+            try {
+                installed = c.casValue(r, s.ptr, q);
+            } finally {
+                c.unpublish();
+            }
+            if (installed) break;
+        }
+        offHeapBytes.add(-footprint(s.ptr));
+        values.movedLocked(s, q, reclaim);
+    }
+
+    // ---- doIfPresent ---------------------------------------------------------------------------
+
+    /** What a locked action does with the value; see {@link #doIfPresent}. */
+    interface LockedAction<R> {
+        /** Runs under the value's lock; must end with exactly one of unlock, remove, write, move. */
+        R apply(WriteScope scope, long lockWord);
+    }
+
+    /** Runs {@code action} under the lock of {@code probe}'s value; {@code absent} if there is none. */
+    <R> R doIfPresent(Object probe, LockedAction<R> action, R absent) {
+        checkOpen();
+        while (true) {
+            long p = liveValue(probe);
+            if (p == 0) return absent;
+            WriteScope s = new WriteScope(p);
+            long lw = lockFollowingMoves(s);
+            if (lw == 0) continue; // removed meanwhile: maybe re-inserted, look again
+            return action.apply(s, lw);
+        }
+    }
+
+    /** Removes the locked value (linearization point: the R store), then finalizes the entry. */
+    void removeLocked(Object probe, WriteScope s) {
+        long p = s.ptr;
+        offHeapBytes.add(-footprint(p));
+        values.removeLocked(s, reclaim);
+        size.decrement();
+        finalizeRemove(probe, p);
+    }
+
+    /** Oak's finalizeRemove: clears the entry's value word if it still names the removed slice. */
+    private void finalizeRemove(Object probe, long removed) {
+        while (true) {
+            Chunk c = locate(probe);
+            int r = c.search(keys, probe);
+            if (r == Chunk.RETRY) continue;
+            if (r > 0 && c.casValue(r, removed, 0)) {
+                c.removals++; // racy count: a trigger, not a fact
+                if (c.needsRebalance()) rebalance(c);
+            }
+            return;
+        }
+    }
+
+    // ---- slices --------------------------------------------------------------------------------
+
+    long newValue(V value) {
+        int size = valueSerializer.sizeOf(value);
+        long p = values.allocate(size);
+        try {
+            valueSerializer.serialize(value, values.privateView(p, size));
+        } catch (RuntimeException e) {
+            nova.deletePrivate(p);
+            throw e;
+        }
+        offHeapBytes.add(footprint(p));
+        return p;
+    }
+
+    long newKey(K key) {
+        long p = keys.allocate(key);
+        offHeapBytes.add(footprint(p));
+        return p;
+    }
+
+    void freePrivate(long ptr) {
+        offHeapBytes.add(-footprint(ptr));
+        nova.deletePrivate(ptr);
+    }
+
+    /** Block bytes of a slice this map owns (for the footprint estimate). */
+    long footprint(long ptr) {
+        long len = nova.length(ptr);
+        return len < 0 ? 0 : len + nova.headerBytes();
+    }
+
+    /** Retires a key dropped by a rebalance. */
+    void retireKey(long keyPtr) {
+        offHeapBytes.add(-footprint(keyPtr));
+        if (reclaim) nova.delete(keyPtr);
+    }
+
+    long size() {
+        return Math.max(0, size.sum());
+    }
+
+    /** Releases every key and value of the map (close). Callers must have set {@link #closed}. */
+    void releaseAll() {
+        rebalanceLock.lock();
+        try {
+            if (ownAllocator != null) {
+                ownAllocator.close(); // unmaps everything at once
+                return;
+            }
+            for (Chunk c = firstChunk(); c != null; c = c.next) {
+                c.freeze();
+                for (int e = c.next(0); e != 0; e = c.next(e)) {
+                    long v = c.value(e);
+                    if (v != 0) nova.delete(v);
+                    nova.delete(c.key(e));
+                }
+            }
+            offHeapBytes.reset();
+        } finally {
+            rebalanceLock.unlock();
+        }
+    }
+}

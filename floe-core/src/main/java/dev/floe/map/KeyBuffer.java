@@ -1,0 +1,62 @@
+package dev.floe.map;
+
+import dev.floe.reclaim.Nova;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Function;
+
+/**
+ * A zero-copy key buffer: a Nova optimistic read of the immutable key slice. A key slice is
+ * retired when a rebalance drops its entry (the key was removed), and then reads fail.
+ */
+final class KeyBuffer implements OakReadBuffer {
+    private final InternalOakMap<?, ?> map;
+    private long ptr;
+
+    KeyBuffer(InternalOakMap<?, ?> map, long ptr) {
+        this.map = map;
+        this.ptr = ptr;
+    }
+
+    void pointTo(long ptr) {
+        this.ptr = ptr;
+    }
+
+    long ptr() {
+        return ptr;
+    }
+
+    @Override
+    public int size() {
+        map.checkOpen();
+        long stamp = map.nova.beginRead(ptr);
+        if (stamp == 0) throw removed();
+        return (int) Nova.stampLength(stamp);
+    }
+
+    @Override
+    public <T> T transform(Function<MemorySegment, T> reader) {
+        map.checkOpen();
+        Nova nova = map.nova;
+        long p = ptr;
+        long stamp = nova.beginRead(p);
+        if (stamp == 0) throw removed();
+        T r;
+        try {
+            r = reader.apply(nova.readView(p, stamp));
+        } catch (RuntimeException e) {
+            if (nova.validate(p, stamp)) throw e;
+            throw removed();
+        }
+        if (!nova.validate(p, stamp)) throw removed();
+        return r;
+    }
+
+    private static RemovedValueException removed() {
+        return new RemovedValueException("the key was removed from the map and its memory reclaimed");
+    }
+
+    @Override
+    public String toString() {
+        return "OakReadBuffer[key]";
+    }
+}

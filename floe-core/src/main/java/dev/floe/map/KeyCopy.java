@@ -1,0 +1,24 @@
+package dev.floe.map;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * An on-heap copy of a serialized key: a chunk's minKey (so that the index never reads off-heap
+ * memory a rebalance may retire) or a probe that must outlive the key it was copied from. Backed
+ * by a {@code long[]}, so that the segment is 8-byte aligned like an off-heap key and a user
+ * comparator's aligned accesses behave the same on both.
+ */
+final class KeyCopy {
+    final MemorySegment segment;
+
+    private KeyCopy(MemorySegment segment) {
+        this.segment = segment;
+    }
+
+    static KeyCopy of(MemorySegment source) {
+        long n = source.byteSize();
+        MemorySegment heap = MemorySegment.ofArray(new long[(int) ((n + 7) >>> 3)]).asSlice(0, n);
+        heap.copyFrom(source);
+        return new KeyCopy(heap.asReadOnly());
+    }
+}

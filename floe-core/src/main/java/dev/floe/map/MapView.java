@@ -1,0 +1,485 @@
+package dev.floe.map;
+
+import java.util.AbstractMap;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * The legacy {@link ConcurrentNavigableMap} API over a key range of an Oak map, in either order:
+ * the whole map ({@link OakMap} itself), and every subMap / headMap / tailMap / descendingMap
+ * view, which are live and weakly consistent like ConcurrentSkipListMap's. Keys and values are
+ * deserialized on the way out (use {@link OakMap#zc()} to avoid the copies). Entries returned are
+ * snapshots that do not support {@code setValue}, as in ConcurrentSkipListMap.
+ *
+ * <p>Atomicity: {@code compute}, {@code computeIfPresent}, {@code merge}, {@code replace} and the
+ * conditional {@code remove} run under the value's lock, so their function sees the current value
+ * and no other update interleaves; the functions must not update the same key of this map (they
+ * would wait for their own lock). On an absent key, {@code compute}, {@code computeIfAbsent} and
+ * {@code merge} insert with putIfAbsent and retry if another insert wins, so the function may run
+ * more than once, as ConcurrentMap allows.
+ */
+class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<K, V> {
+    final OakMap<K, V> root;
+    final InternalOakMap<K, V> core;
+    final KeyRange range;
+
+    MapView(OakMap<K, V> root, InternalOakMap<K, V> core, KeyRange range) {
+        this.root = root == null ? (OakMap<K, V>) this : root;
+        this.core = core;
+        this.range = range;
+    }
+
+    final boolean isRoot() {
+        return range == KeyRange.ALL;
+    }
+
+    final boolean inRange(Object key) {
+        return isRoot() || range.contains(core.keys, key);
+    }
+
+    @SuppressWarnings("unchecked")
+    final K checkKey(Object key) {
+        Objects.requireNonNull(key, "null keys are not allowed");
+        return (K) key;
+    }
+
+    final K checkPutKey(K key) {
+        checkKey(key);
+        if (!inRange(key)) throw new IllegalArgumentException("key out of range");
+        return key;
+    }
+
+    // ---- queries -------------------------------------------------------------------------------
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public V get(Object key) {
+        checkKey(key);
+        if (!inRange(key)) return null;
+        return (V) core.read(key, core::deserializeValue, null);
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+        checkKey(key);
+        if (!inRange(key)) return false;
+        core.checkOpen();
+        return core.liveValue(key) != 0;
+    }
+
+    @Override
+    public boolean containsValue(Object value) {
+        Objects.requireNonNull(value, "null values are not allowed");
+        for (V v : values()) if (value.equals(v)) return true;
+        return false;
+    }
+
+    @Override
+    public int size() {
+        core.checkOpen();
+        long n;
+        if (isRoot()) {
+            n = core.size();
+        } else {
+            n = 0;
+            Cursor c = new Cursor(core, range.ascending());
+            while (c.advance()) n++;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
+    @Override
+    public boolean isEmpty() {
+        core.checkOpen();
+        return !new Cursor(core, range).advance();
+    }
+
+    // ---- updates -------------------------------------------------------------------------------
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public V put(K key, V value) {
+        checkPutKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        return (V) core.doPut(key, value, null, InternalOakMap.IfPresent.REPLACE, true);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public V putIfAbsent(K key, V value) {
+        checkPutKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        return (V) core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, true);
+    }
+
+    @Override
+    public V remove(Object key) {
+        checkKey(key);
+        if (!inRange(key)) return null;
+        return core.doIfPresent(key, (s, lw) -> {
+            V old = deserializeLocked(s, lw);
+            core.removeLocked(key, s);
+            return old;
+        }, null);
+    }
+
+    @Override
+    public boolean remove(Object key, Object value) {
+        checkKey(key);
+        if (value == null || !inRange(key)) return false;
+        return core.doIfPresent(key, (s, lw) -> {
+            if (!value.equals(deserializeLocked(s, lw))) {
+                core.values.unlock(s, ValueSlices.length(lw));
+                return false;
+            }
+            core.removeLocked(key, s);
+            return true;
+        }, false);
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        checkKey(key);
+        Objects.requireNonNull(oldValue, "null values are not allowed");
+        Objects.requireNonNull(newValue, "null values are not allowed");
+        if (!inRange(key)) return false;
+        return core.doIfPresent(key, (s, lw) -> {
+            if (!oldValue.equals(deserializeLocked(s, lw))) {
+                core.values.unlock(s, ValueSlices.length(lw));
+                return false;
+            }
+            core.writeLocked(key, s, newValue);
+            return true;
+        }, false);
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        checkKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        if (!inRange(key)) return null;
+        return core.doIfPresent(key, (s, lw) -> {
+            V old = deserializeLocked(s, lw);
+            core.writeLocked(key, s, value);
+            return old;
+        }, null);
+    }
+
+    @Override
+    public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
+        checkKey(key);
+        Objects.requireNonNull(fn);
+        if (!inRange(key)) return null;
+        return core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), null);
+    }
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
+        checkPutKey(key);
+        Objects.requireNonNull(fn);
+        while (true) {
+            Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), ABSENT);
+            if (r != ABSENT) return cast(r);
+            V created = fn.apply(key, null);
+            if (created == null) return null;
+            if (core.doPut(key, created, null, InternalOakMap.IfPresent.KEEP, false) == null) return created;
+        }
+    }
+
+    @Override
+    public V computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
+        checkPutKey(key);
+        Objects.requireNonNull(fn);
+        while (true) {
+            V present = get(key);
+            if (present != null) return present;
+            V created = fn.apply(key);
+            if (created == null) return null;
+            if (core.doPut(key, created, null, InternalOakMap.IfPresent.KEEP, false) == null) return created;
+        }
+    }
+
+    @Override
+    public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> fn) {
+        checkPutKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        Objects.requireNonNull(fn);
+        while (true) {
+            Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, (k, old) -> fn.apply(old, value)), ABSENT);
+            if (r != ABSENT) return cast(r);
+            if (core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, false) == null) return value;
+        }
+    }
+
+    @Override
+    public void replaceAll(BiFunction<? super K, ? super V, ? extends V> fn) {
+        Objects.requireNonNull(fn);
+        Cursor c = new Cursor(core, range.ascending());
+        while (c.advance()) {
+            K key = core.keys.deserialize(c.keyPtr);
+            if (key == null) continue;
+            core.doIfPresent(key, (s, lw) -> {
+                V nv = fn.apply(key, deserializeLocked(s, lw));
+                if (nv == null) {
+                    core.values.unlock(s, ValueSlices.length(lw));
+                    throw new NullPointerException("replaceAll function returned null");
+                }
+                core.writeLocked(key, s, nv);
+                return null;
+            }, null);
+        }
+    }
+
+    @Override
+    public void clear() {
+        core.checkOpen();
+        Cursor c = new Cursor(core, range.ascending());
+        while (c.advance()) {
+            K key = core.keys.deserialize(c.keyPtr);
+            if (key != null) remove(key);
+        }
+    }
+
+    private static final Object ABSENT = new Object();
+
+    @SuppressWarnings("unchecked")
+    private static <T> T cast(Object o) {
+        return (T) o;
+    }
+
+    /** The locked value, deserialized (unlocks and rethrows if the deserializer fails). */
+    final V deserializeLocked(WriteScope s, long lw) {
+        try {
+            return core.valueSerializer.deserialize(core.values.privateView(s.ptr, ValueSlices.length(lw)).asReadOnly());
+        } catch (RuntimeException e) {
+            core.values.unlock(s, ValueSlices.length(lw));
+            throw e;
+        }
+    }
+
+    /** Remaps a locked value: null removes it, else it is replaced; returns the new value. */
+    private V applyLocked(K key, WriteScope s, long lw, BiFunction<? super K, ? super V, ? extends V> fn) {
+        V old = deserializeLocked(s, lw);
+        V nv;
+        try {
+            nv = fn.apply(key, old);
+        } catch (RuntimeException | Error e) {
+            core.values.unlock(s, ValueSlices.length(lw));
+            throw e;
+        }
+        if (nv == null) {
+            core.removeLocked(key, s);
+            return null;
+        }
+        core.writeLocked(key, s, nv);
+        return nv;
+    }
+
+    // ---- navigation ----------------------------------------------------------------------------
+
+    /** The first present entry of {@code r} in its order, as a snapshot; null if none. */
+    final Map.Entry<K, V> first(KeyRange r) {
+        core.checkOpen();
+        Cursor c = new Cursor(core, r);
+        while (c.advance()) {
+            Map.Entry<K, V> e = snapshot(c);
+            if (e != null) return e;
+        }
+        return null;
+    }
+
+    /** The cursor's current entry deserialized, or null if it vanished meanwhile. */
+    @SuppressWarnings("unchecked")
+    final Map.Entry<K, V> snapshot(Cursor c) {
+        K key = core.keys.deserialize(c.keyPtr);
+        if (key == null) return null;
+        Object v = core.values.read(c.valuePtr, core::deserializeValue);
+        if (v == ValueSlices.GONE) {
+            v = core.read(key, core::deserializeValue, null);
+            if (v == null) return null;
+        }
+        return new AbstractMap.SimpleImmutableEntry<>(key, (V) v);
+    }
+
+    /** Entries at or after {@code key} in key order (inclusive or not), ascending. */
+    private Map.Entry<K, V> upFrom(Object key, boolean inclusive) {
+        return first(range.from(core.keys, checkKey(key), inclusive));
+    }
+
+    /** Entries at or before {@code key} in key order, descending. */
+    private Map.Entry<K, V> downFrom(Object key, boolean inclusive) {
+        return first(range.to(core.keys, checkKey(key), inclusive));
+    }
+
+    @Override
+    public Map.Entry<K, V> ceilingEntry(K key) {
+        return range.descending() ? downFrom(key, true) : upFrom(key, true);
+    }
+
+    @Override
+    public Map.Entry<K, V> higherEntry(K key) {
+        return range.descending() ? downFrom(key, false) : upFrom(key, false);
+    }
+
+    @Override
+    public Map.Entry<K, V> floorEntry(K key) {
+        return range.descending() ? upFrom(key, true) : downFrom(key, true);
+    }
+
+    @Override
+    public Map.Entry<K, V> lowerEntry(K key) {
+        return range.descending() ? upFrom(key, false) : downFrom(key, false);
+    }
+
+    @Override
+    public K ceilingKey(K key) {
+        return keyOf(ceilingEntry(key));
+    }
+
+    @Override
+    public K higherKey(K key) {
+        return keyOf(higherEntry(key));
+    }
+
+    @Override
+    public K floorKey(K key) {
+        return keyOf(floorEntry(key));
+    }
+
+    @Override
+    public K lowerKey(K key) {
+        return keyOf(lowerEntry(key));
+    }
+
+    @Override
+    public Map.Entry<K, V> firstEntry() {
+        return first(range);
+    }
+
+    @Override
+    public Map.Entry<K, V> lastEntry() {
+        return first(range.reversed());
+    }
+
+    @Override
+    public K firstKey() {
+        Map.Entry<K, V> e = firstEntry();
+        if (e == null) throw new java.util.NoSuchElementException();
+        return e.getKey();
+    }
+
+    @Override
+    public K lastKey() {
+        Map.Entry<K, V> e = lastEntry();
+        if (e == null) throw new java.util.NoSuchElementException();
+        return e.getKey();
+    }
+
+    @Override
+    public Map.Entry<K, V> pollFirstEntry() {
+        return poll(range);
+    }
+
+    @Override
+    public Map.Entry<K, V> pollLastEntry() {
+        return poll(range.reversed());
+    }
+
+    /** Removes and returns the first entry of {@code r}; retries if another thread removed it first. */
+    private Map.Entry<K, V> poll(KeyRange r) {
+        while (true) {
+            Map.Entry<K, V> e = first(r);
+            if (e == null) return null;
+            K key = e.getKey();
+            V old = core.doIfPresent(key, (s, lw) -> {
+                V v = deserializeLocked(s, lw);
+                core.removeLocked(key, s);
+                return v;
+            }, null);
+            if (old != null) return new AbstractMap.SimpleImmutableEntry<>(key, old);
+        }
+    }
+
+    private static <K> K keyOf(Map.Entry<K, ?> e) {
+        return e == null ? null : e.getKey();
+    }
+
+    @Override
+    public Comparator<? super K> comparator() {
+        Comparator<K> c = core.keys.comparator::compareKeys;
+        return range.descending() ? Collections.reverseOrder(c) : c;
+    }
+
+    // ---- views ---------------------------------------------------------------------------------
+
+    @Override
+    public ConcurrentNavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        checkKey(fromKey);
+        checkKey(toKey);
+        return new MapView<>(root, core, range.sub(core.keys, fromKey, fromInclusive, toKey, toInclusive));
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> headMap(K toKey, boolean inclusive) {
+        checkKey(toKey);
+        return new MapView<>(root, core, range.sub(core.keys, null, false, toKey, inclusive));
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        checkKey(fromKey);
+        return new MapView<>(root, core, range.sub(core.keys, fromKey, inclusive, null, false));
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> subMap(K fromKey, K toKey) {
+        return subMap(fromKey, true, toKey, false);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> headMap(K toKey) {
+        return headMap(toKey, false);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> tailMap(K fromKey) {
+        return tailMap(fromKey, true);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> descendingMap() {
+        return new MapView<>(root, core, range.reversed());
+    }
+
+    @Override
+    public NavigableSet<K> navigableKeySet() {
+        return new KeySetView<>(this);
+    }
+
+    @Override
+    public NavigableSet<K> keySet() {
+        return navigableKeySet();
+    }
+
+    @Override
+    public NavigableSet<K> descendingKeySet() {
+        return new KeySetView<>(new MapView<>(root, core, range.reversed()));
+    }
+
+    @Override
+    public Set<Map.Entry<K, V>> entrySet() {
+        return new EntrySetView<>(this);
+    }
+
+    @Override
+    public java.util.Collection<V> values() {
+        return new ValuesView<>(this);
+    }
+}

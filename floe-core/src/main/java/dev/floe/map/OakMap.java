@@ -1,0 +1,187 @@
+package dev.floe.map;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.reclaim.Nova;
+import java.lang.ref.Cleaner;
+import java.util.Objects;
+
+/**
+ * Floe's ordered concurrent off-heap key-value map, after Oak (Meir et al., "Oak: a Scalable
+ * Off-Heap Allocated Key-Value Map", PPoPP 2020), with keys and values reclaimed through Nova
+ * (the Nova paper's "Nova all" configuration).
+ *
+ * <ul>
+ *   <li>The legacy API: this class is a complete {@link java.util.concurrent.ConcurrentNavigableMap}
+ *       (see {@link MapView} for the atomicity of its compute methods).</li>
+ *   <li>The zero-copy API: {@link #zc()} returns buffers over the off-heap bytes instead of
+ *       objects, updates that return nothing, and in-place atomic compute.</li>
+ * </ul>
+ * Keys and values live off-heap in Nova slices; the map's metadata (chunks of entries, an index)
+ * is on-heap; see {@link InternalOakMap} for the algorithm. Keys and values are each at most
+ * about 16 KiB (the allocator's largest size class; the exact limits are
+ * {@link #maxKeySize()} and {@link #maxValueSize()}).
+ *
+ * <h2>Memory</h2>
+ * By default every map shares one process-wide allocator and Nova instance, so creating a map is
+ * cheap (an empty map holds one small chunk on-heap and nothing off-heap) and thousands of maps
+ * are fine. {@link Builder#nova} shares another one; {@link Builder#budget} gives the map an
+ * allocator of its own limited to that many bytes: past it, updates throw
+ * {@link dev.floe.memory.FloeOutOfMemoryException} and change nothing. {@link #close()} releases
+ * the map's off-heap memory; a map dropped without close is released by a {@link Cleaner}.
+ */
+public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static volatile Nova sharedNova;
+
+    private final Cleaner.Cleanable cleanable;
+    private final ZeroCopyMap<K, V> zc;
+
+    private OakMap(InternalOakMap<K, V> core) {
+        super(null, core, KeyRange.ALL);
+        this.cleanable = CLEANER.register(this, new Release(core));
+        this.zc = new ZeroCopyMap<>(this, core, KeyRange.ALL);
+    }
+
+    /** Starts a builder. */
+    public static <K, V> Builder<K, V> builder(OakSerializer<K> keySerializer, OakSerializer<V> valueSerializer,
+                                               OakComparator<K> comparator) {
+        return new Builder<>(keySerializer, valueSerializer, comparator);
+    }
+
+    /** The zero-copy API over this map. */
+    public ZeroCopyMap<K, V> zc() {
+        return zc;
+    }
+
+    /**
+     * Off-heap bytes held by the map's live keys and values (slice blocks, headers included); an
+     * O(1) estimate that ignores removed slices not yet reclaimed and the allocator's own overhead.
+     */
+    public long offHeapFootprint() {
+        return Math.max(0, core.offHeapBytes.sum());
+    }
+
+    /** Largest serialized key, in bytes. */
+    public int maxKeySize() {
+        return (int) core.nova.maxSlice();
+    }
+
+    /** Largest serialized value, in bytes. */
+    public int maxValueSize() {
+        return core.values.maxValue;
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return core.closed;
+    }
+
+    /**
+     * Releases the map's off-heap memory. Idempotent. Any later use of the map, its views, buffers
+     * or iterators throws {@link IllegalStateException}; operations racing with close may fail
+     * with it too (they never read memory of another map).
+     */
+    @Override
+    public void close() {
+        core.closed = true;
+        cleanable.clean();
+    }
+
+    @Override
+    public String toString() {
+        core.checkOpen();
+        return super.toString();
+    }
+
+    /** The cleanup action: holds the core, never the map (or the map could not become unreachable). */
+    private record Release(InternalOakMap<?, ?> core) implements Runnable {
+        @Override
+        public void run() {
+            core.closed = true;
+            core.releaseAll();
+        }
+    }
+
+    static Nova sharedNova() {
+        Nova n = sharedNova;
+        if (n == null) {
+            synchronized (OakMap.class) {
+                n = sharedNova;
+                if (n == null) {
+                    FloeAllocator a = FloeAllocator.builder().name("floe-map-shared").build();
+                    sharedNova = n = new Nova(a);
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Builds an {@link OakMap}. */
+    public static final class Builder<K, V> {
+        private final OakSerializer<K> keySerializer;
+        private final OakSerializer<V> valueSerializer;
+        private final OakComparator<K> comparator;
+        private Nova nova;
+        private long budget;
+        private int maxChunkEntries = 4096;
+        private int firstChunkEntries = 16;
+        private boolean reclaim = true;
+
+        private Builder(OakSerializer<K> keySerializer, OakSerializer<V> valueSerializer, OakComparator<K> comparator) {
+            this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+            this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+            this.comparator = Objects.requireNonNull(comparator, "comparator");
+        }
+
+        /**
+         * Shares {@code nova} (and its allocator) with other maps or structures. Default: one
+         * process-wide instance. Not combinable with {@link #budget}.
+         */
+        public Builder<K, V> nova(Nova nova) {
+            this.nova = Objects.requireNonNull(nova, "nova");
+            return this;
+        }
+
+        /**
+         * Gives the map an allocator of its own that holds at most {@code bytes} of off-heap
+         * memory (closed with the map).
+         */
+        public Builder<K, V> budget(long bytes) {
+            if (bytes <= 0) throw new IllegalArgumentException("budget must be positive: " + bytes);
+            this.budget = bytes;
+            return this;
+        }
+
+        /** Largest chunk, in entries (default 4096, as in Oak); at least 4. */
+        public Builder<K, V> maxChunkEntries(int entries) {
+            if (entries < 4) throw new IllegalArgumentException("maxChunkEntries must be at least 4: " + entries);
+            this.maxChunkEntries = entries;
+            return this;
+        }
+
+        /**
+         * Whether removed keys and values are reclaimed (default true). False leaks them: only a
+         * baseline for measuring what reclamation costs.
+         */
+        public Builder<K, V> reclaim(boolean reclaim) {
+            this.reclaim = reclaim;
+            return this;
+        }
+
+        public OakMap<K, V> build() {
+            if (nova != null && budget > 0) throw new IllegalStateException("choose either nova(...) or budget(...)");
+            Nova n = nova;
+            FloeAllocator own = null;
+            if (budget > 0) {
+                long region = Math.max(64L << 20, Long.highestOneBit(budget) << 2);
+                own = FloeAllocator.builder().name("floe-map").budget(budget).regionSize(region).build();
+                n = new Nova(own);
+            } else if (n == null) {
+                n = sharedNova();
+            }
+            int first = Math.min(firstChunkEntries, maxChunkEntries);
+            return new OakMap<>(new InternalOakMap<>(n, own, keySerializer, valueSerializer, comparator,
+                    maxChunkEntries, first, reclaim));
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.floe.map;
+
+import java.util.ConcurrentModificationException;
+
+/**
+ * Reading through an {@link OakReadBuffer} whose key was removed from the map since the buffer was
+ * obtained (the off-heap bytes may already hold something else; the read was discarded).
+ */
+public final class RemovedValueException extends ConcurrentModificationException {
+    public RemovedValueException(String message) {
+        super(message);
+    }
+}

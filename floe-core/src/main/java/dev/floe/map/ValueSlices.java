@@ -1,0 +1,242 @@
+package dev.floe.map;
+
+import dev.floe.memory.Region;
+import dev.floe.memory.SizeClasses;
+import dev.floe.reclaim.Nova;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Function;
+
+/**
+ * How a value lives off-heap: one Nova slice per value, whose first 16 bytes are the value's own
+ * concurrency control (the job of the Oak paper's per-value "handle", without an on-heap object).
+ *
+ * <pre>
+ * slice data:  +0  lock word (8 B, CAS)   +8  forward pointer (8 B)   +16  value bytes (capacity)
+ *
+ * lock word:    63              32 31                3   2   1   0
+ *              +------------------+-------------------+---+---+---+
+ *              |  length (bytes)  |  seq (29 bits)    | R | M | L |
+ *              +------------------+-------------------+---+---+---+
+ * </pre>
+ * <ul>
+ *   <li><b>L</b> (locked): a writer holds the value. Writers of the same value exclude each other
+ *       by CASing L on, so compute runs atomically and exactly once; unlocking stores the word
+ *       with L off and seq + 1 (release), so every completed write changes the word.</li>
+ *   <li><b>R</b> (removed): the lock holder removed the key; final. This store is the
+ *       linearization point of remove. The slice is then deleted through Nova.</li>
+ *   <li><b>M</b> (moved): the value grew beyond its capacity, a new slice holds it and the
+ *       forward pointer (written before M, published by the same release store) names it; final.
+ *       The map's entry already points to the new slice when M appears.</li>
+ *   <li><b>length</b>: the value's current size, at most the capacity (the slice length - 16,
+ *       rounded up to the block the allocator gives anyway, so values can grow in place).</li>
+ * </ul>
+ *
+ * <h2>Readers write nothing shared</h2>
+ * A read is a seqlock read inside a Nova optimistic read: Nova stamp (acquire), lock word
+ * (acquire; wait while L, stop at R or M), the user's loads, a load fence, then the lock word
+ * must be unchanged (no write completed or started meanwhile) and the Nova header unchanged (the
+ * slice was not deleted and reused: a reused slice could carry an equal lock word). Both checks
+ * are needed; either alone accepts a torn or foreign value.
+ *
+ * <h2>Writers</h2>
+ * A writer protects the slice with a Nova hazard slot first (so it cannot be freed and reused
+ * under the lock CAS), then CASes L on. R and M are only set by a lock holder, so a writer that
+ * sees them gives up (R) or follows the forward pointer (M) and starts over.
+ */
+final class ValueSlices {
+    static final long LOCKED = 1, MOVED = 2, REMOVED = 4;
+    static final long SEQ_ONE = 8;
+    static final long SEQ_MASK = 0xFFFF_FFF8L;
+    /** Concurrency-control bytes in front of the value. */
+    static final int HEADER = 16;
+    /** Returned by reads when the slice no longer holds the value (moved or removed). */
+    static final Object GONE = new Object();
+    /** {@link #resolve} result when a chain of moves cannot be followed (never a valid pointer). */
+    static final long LOST = -1L;
+
+    final Nova nova;
+    final Region region;
+    /** Largest value size a slice can hold. */
+    final int maxValue;
+
+    ValueSlices(Nova nova) {
+        this.nova = nova;
+        this.region = nova.region();
+        this.maxValue = (int) (nova.maxSlice() - HEADER);
+    }
+
+    static int length(long lockWord) {
+        return (int) (lockWord >>> 32);
+    }
+
+    static long withLength(long lockWord, int length) {
+        return (lockWord & 0xFFFF_FFFFL) | ((long) length << 32);
+    }
+
+    /**
+     * Allocates a private value slice with room for at least {@code size} bytes (the whole
+     * allocator block: growth up to it needs no move) and returns its pointer; the value bytes
+     * are the caller's to fill through {@link #privateView} before publishing the pointer.
+     */
+    long allocate(int size) {
+        if (size < 0 || size > maxValue) {
+            throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + maxValue + " bytes");
+        }
+        long wanted = size + HEADER + nova.headerBytes();
+        long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
+        long ptr = nova.allocate(block - nova.headerBytes());
+        long at = nova.dataOffset(ptr);
+        region.setLongPlain(at + 8, 0);
+        region.setLongPlain(at, withLength(0, size)); // published with the pointer (CAS or release)
+        return ptr;
+    }
+
+    /** Capacity of the value slice {@code ptr} (the caller owns or protects it). */
+    int capacity(long ptr) {
+        long st = nova.beginReadAny(ptr);
+        return st == 0 ? 0 : (int) (Nova.stampLength(st) - HEADER);
+    }
+
+    /** Sets the value length of a private slice (before it is published). */
+    void setPrivateLength(long ptr, int size) {
+        region.setLongPlain(nova.dataOffset(ptr), withLength(0, size));
+    }
+
+    /** A writable view of the first {@code size} value bytes of a slice the caller owns or locks. */
+    MemorySegment privateView(long ptr, int size) {
+        return region.slice(nova.dataOffset(ptr) + HEADER, size);
+    }
+
+    /**
+     * Runs {@code reader} on a read-only view of the value's bytes and returns its result if the
+     * value was stable throughout; {@link #GONE} if this slice no longer holds the value (it was
+     * removed or moved: {@link #resolve} tells which). Waits while a writer holds the value.
+     * The reader may run more than once (on a concurrent write) and must have no side effects.
+     */
+    Object read(long ptr, Function<MemorySegment, ?> reader) {
+        for (int spins = 0; ; spins++) {
+            long st = nova.beginReadAny(ptr);
+            if (st == 0 || Nova.isDeletedStamp(st)) return GONE;
+            long at = nova.dataOffset(ptr);
+            long lw = region.getLongAcquire(at);
+            if ((lw & (REMOVED | MOVED)) != 0) return GONE;
+            if ((lw & LOCKED) != 0) {
+                backOff(spins);
+                continue;
+            }
+            Object r;
+            try {
+                r = reader.apply(region.slice(at + HEADER, length(lw)).asReadOnly());
+            } catch (RuntimeException e) {
+                if (stable(ptr, st, at, lw)) throw e; // the user's own failure on a stable value
+                continue;                            // it read a torn or foreign value: again
+            }
+            if (stable(ptr, st, at, lw)) return r;
+        }
+    }
+
+    /** The seqlock and Nova re-check (load fence first, inside {@link Nova#validate}). */
+    private boolean stable(long ptr, long stamp, long at, long lockWord) {
+        return nova.validate(ptr, stamp) && region.getLongPlain(at) == lockWord;
+    }
+
+    /**
+     * Follows moves from {@code ptr}: the slice that holds the value now; 0 if the value was
+     * removed; {@link #LOST} if a moved-from slice on the way was already reused, so the chain
+     * cannot be followed (the caller looks the key up again).
+     */
+    long resolve(long ptr) {
+        while (true) {
+            long st = nova.beginReadAny(ptr);
+            if (st == 0) return LOST;
+            long at = nova.dataOffset(ptr);
+            long lw = region.getLongAcquire(at);
+            long forward = region.getLongPlain(at + 8);
+            if (!nova.validate(ptr, st)) continue;
+            if ((lw & MOVED) != 0) {
+                ptr = forward;
+                continue;
+            }
+            if ((lw & REMOVED) != 0 || Nova.isDeletedStamp(st)) return 0;
+            return ptr;
+        }
+    }
+
+    /** Whether the value in {@code ptr} is present (not removed); follows no moves. */
+    boolean isLive(long ptr) {
+        while (true) {
+            long st = nova.beginReadAny(ptr);
+            if (st == 0) return false;
+            long lw = region.getLongAcquire(nova.dataOffset(ptr));
+            if (!nova.validate(ptr, st)) continue;
+            return (lw & REMOVED) == 0 && !Nova.isDeletedStamp(st);
+        }
+    }
+
+    /**
+     * Locks the value: protects the slice with a hazard slot, then CASes the lock bit on. Returns
+     * the lock word held (L set) and fills {@code scope}; returns 0 if the value was removed, or
+     * -1 if it moved (scope.ptr then names the new slice: lock again).
+     */
+    long lock(WriteScope scope) {
+        long ptr = scope.ptr;
+        int slot = nova.protect(ptr);
+        if (slot < 0) {
+            long next = resolve(ptr);
+            if (next == 0 || next == LOST) return 0; // LOST: the caller looks the key up again
+            scope.ptr = next;
+            return -1;
+        }
+        long at = nova.dataOffset(ptr);
+        for (int spins = 0; ; spins++) {
+            long lw = region.getLongVolatile(at);
+            if ((lw & (REMOVED | MOVED)) != 0) {
+                nova.unprotect(slot);
+                if ((lw & REMOVED) != 0) return 0;
+                scope.ptr = region.getLongPlain(at + 8); // published by the M store we acquired
+                return -1;
+            }
+            if ((lw & LOCKED) == 0 && region.compareAndSetLong(at, lw, lw | LOCKED)) {
+                scope.slot = slot;
+                scope.lockWord = lw | LOCKED;
+                return lw | LOCKED;
+            }
+            backOff(spins);
+        }
+    }
+
+    /** Unlocks after a write that left {@code length} value bytes (release: the writes first). */
+    void unlock(WriteScope scope, int length) {
+        region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~LOCKED, length));
+        nova.unprotect(scope.slot);
+    }
+
+    /** Marks the locked value removed (the remove's linearization point), retires its slice. */
+    void removeLocked(WriteScope scope, boolean reclaim) {
+        region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~LOCKED | REMOVED);
+        if (reclaim) nova.delete(scope.ptr);
+        nova.unprotect(scope.slot);
+    }
+
+    /**
+     * Ends a move: the map's entry already names {@code target}; leaves the forward pointer and
+     * M in the old slice (one release store publishes both), retires it and drops the lock.
+     */
+    void movedLocked(WriteScope scope, long target, boolean reclaim) {
+        long at = nova.dataOffset(scope.ptr);
+        region.setLongPlain(at + 8, target);
+        region.setLongRelease(at, nextSeq(scope.lockWord) & ~LOCKED | MOVED);
+        if (reclaim) nova.delete(scope.ptr);
+        nova.unprotect(scope.slot);
+    }
+
+    /** The word with seq + 1; seq wraps within its 29 bits (readers only ask "changed since?"). */
+    static long nextSeq(long lw) {
+        return (lw & ~SEQ_MASK) | ((lw + SEQ_ONE) & SEQ_MASK);
+    }
+
+    static void backOff(int spins) {
+        if (spins < 64) Thread.onSpinWait();
+        else Thread.yield();
+    }
+}

@@ -1,0 +1,276 @@
+package dev.floe.map;
+
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The zero-copy API of an {@link OakMap} (the Oak paper's ZeroCopyConcurrentNavigableMap, its
+ * Table 1), over the map or one of its key ranges. Reads return {@link OakReadBuffer}s over the
+ * off-heap bytes instead of deserialized objects; updates return no old value; two computes
+ * update a value in place, atomically and exactly once.
+ *
+ * <p>Scans: {@link #keySet()}, {@link #values()} and {@link #entrySet()} hand out a new buffer per
+ * element; the stream variants ({@link #keyStreamSet()}, {@link #valueStreamSet()},
+ * {@link #entryStreamSet()}) re-point one buffer per iterator at each element, so a scan creates
+ * no garbage per entry (the buffer, and the entry for entry streams, must not be kept past the
+ * next call to {@code next()}). Iterators are weakly consistent; {@code remove} removes the last
+ * key returned. {@link #subMap}, {@link #headMap}, {@link #tailMap} and {@link #descendingMap}
+ * give views over sub-ranges and in reverse order.
+ */
+public final class ZeroCopyMap<K, V> {
+    private final OakMap<K, V> root;
+    private final InternalOakMap<K, V> core;
+    private final KeyRange range;
+
+    ZeroCopyMap(OakMap<K, V> root, InternalOakMap<K, V> core, KeyRange range) {
+        this.root = root;
+        this.core = core;
+        this.range = range;
+    }
+
+    private boolean inRange(Object key) {
+        return range == KeyRange.ALL || range.contains(core.keys, key);
+    }
+
+    private K checkPutKey(K key) {
+        Objects.requireNonNull(key, "null keys are not allowed");
+        if (!inRange(key)) throw new IllegalArgumentException("key out of range");
+        return key;
+    }
+
+    /** A buffer over the value mapped to {@code key}, or null if there is none. */
+    public OakReadBuffer get(K key) {
+        Objects.requireNonNull(key, "null keys are not allowed");
+        if (!inRange(key)) return null;
+        core.checkOpen();
+        long p = core.liveValue(key);
+        return p == 0 ? null : new ValueBuffer(core, p, key, 0);
+    }
+
+    /** Maps {@code key} to {@code value} (in place when the new value fits the old one's slice). */
+    public void put(K key, V value) {
+        checkPutKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        core.doPut(key, value, null, InternalOakMap.IfPresent.REPLACE, false);
+    }
+
+    /** Maps {@code key} to {@code value} unless it is present; true if it inserted. */
+    public boolean putIfAbsent(K key, V value) {
+        checkPutKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        return core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, false) == null;
+    }
+
+    /** Removes {@code key}; true if it was present. */
+    public boolean remove(K key) {
+        Objects.requireNonNull(key, "null keys are not allowed");
+        if (!inRange(key)) return false;
+        return removeProbe(core, key);
+    }
+
+    static boolean removeProbe(InternalOakMap<?, ?> core, Object probe) {
+        return core.doIfPresent(probe, (s, lw) -> {
+            core.removeLocked(probe, s);
+            return Boolean.TRUE;
+        }, Boolean.FALSE);
+    }
+
+    /**
+     * Runs {@code writer} on the value of {@code key} in place, atomically and exactly once, if the
+     * key is present; true if it ran. The writer may resize the value ({@link OakWriteBuffer}).
+     */
+    public boolean computeIfPresent(K key, Consumer<OakWriteBuffer> writer) {
+        Objects.requireNonNull(key, "null keys are not allowed");
+        Objects.requireNonNull(writer, "writer");
+        if (!inRange(key)) return false;
+        return core.doIfPresent(key, (s, lw) -> {
+            core.runWriter(key, s, writer);
+            return Boolean.TRUE;
+        }, Boolean.FALSE);
+    }
+
+    /**
+     * Inserts {@code value} if {@code key} is absent, else runs {@code writer} on the present value
+     * in place, atomically and exactly once (Oak's putIfAbsentComputeIfPresent). Returns true if it
+     * inserted, false if it computed.
+     */
+    public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<OakWriteBuffer> writer) {
+        checkPutKey(key);
+        Objects.requireNonNull(value, "null values are not allowed");
+        Objects.requireNonNull(writer, "writer");
+        return core.doPut(key, value, writer, InternalOakMap.IfPresent.COMPUTE, false) == null;
+    }
+
+    // ---- views ---------------------------------------------------------------------------------
+
+    public ZeroCopyMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        Objects.requireNonNull(fromKey);
+        Objects.requireNonNull(toKey);
+        return new ZeroCopyMap<>(root, core, range.sub(core.keys, fromKey, fromInclusive, toKey, toInclusive));
+    }
+
+    public ZeroCopyMap<K, V> headMap(K toKey, boolean inclusive) {
+        Objects.requireNonNull(toKey);
+        return new ZeroCopyMap<>(root, core, range.sub(core.keys, null, false, toKey, inclusive));
+    }
+
+    public ZeroCopyMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        Objects.requireNonNull(fromKey);
+        return new ZeroCopyMap<>(root, core, range.sub(core.keys, fromKey, inclusive, null, false));
+    }
+
+    public ZeroCopyMap<K, V> descendingMap() {
+        return new ZeroCopyMap<>(root, core, range.reversed());
+    }
+
+    /** Number of keys in this view (the whole map: O(1); a sub-range: counted). */
+    public int size() {
+        return range == KeyRange.ALL ? root.size() : new MapView<>(root, core, range).size();
+    }
+
+    /** Keys as buffers, a new buffer per key. */
+    public Set<OakReadBuffer> keySet() {
+        return new BufferSet<>(this, Kind.KEYS, false);
+    }
+
+    /** Values as buffers, a new buffer per value. */
+    public Collection<OakReadBuffer> values() {
+        return new BufferSet<>(this, Kind.VALUES, false);
+    }
+
+    /** Entries of key and value buffers, new ones per entry. */
+    public Set<Map.Entry<OakReadBuffer, OakReadBuffer>> entrySet() {
+        return new BufferSet<>(this, Kind.ENTRIES, false);
+    }
+
+    /** Keys through one buffer per iterator, re-pointed at each key. */
+    public Set<OakReadBuffer> keyStreamSet() {
+        return new BufferSet<>(this, Kind.KEYS, true);
+    }
+
+    /** Values through one buffer per iterator, re-pointed at each value. */
+    public Collection<OakReadBuffer> valueStreamSet() {
+        return new BufferSet<>(this, Kind.VALUES, true);
+    }
+
+    /** Entries through one entry and two buffers per iterator, re-pointed at each entry. */
+    public Set<Map.Entry<OakReadBuffer, OakReadBuffer>> entryStreamSet() {
+        return new BufferSet<>(this, Kind.ENTRIES, true);
+    }
+
+    private enum Kind { KEYS, VALUES, ENTRIES }
+
+    /** A set of buffers over the view: iterated, counted, cleared; no add, as any map view. */
+    private static final class BufferSet<T> extends AbstractSet<T> {
+        private final ZeroCopyMap<?, ?> map;
+        private final Kind kind;
+        private final boolean stream;
+
+        BufferSet(ZeroCopyMap<?, ?> map, Kind kind, boolean stream) {
+            this.map = map;
+            this.kind = kind;
+            this.stream = stream;
+        }
+
+        @Override
+        public Iterator<T> iterator() {
+            return new BufferIterator<>(map.core, map.range, kind, stream);
+        }
+
+        @Override
+        public int size() {
+            map.core.checkOpen();
+            int n = 0;
+            Cursor c = new Cursor(map.core, map.range);
+            while (c.advance()) n++;
+            return n;
+        }
+
+        @Override
+        public boolean isEmpty() {
+            map.core.checkOpen();
+            return !new Cursor(map.core, map.range).advance();
+        }
+    }
+
+    private static final class BufferIterator<T> implements Iterator<T> {
+        private final InternalOakMap<?, ?> core;
+        private final Cursor cursor;
+        private final Kind kind;
+        private final boolean stream;
+        private final KeyBuffer keyBuffer;
+        private final ValueBuffer valueBuffer;
+        private final StreamEntry entry;
+        private boolean ready, hasNext;
+        private long lastKey;
+
+        BufferIterator(InternalOakMap<?, ?> core, KeyRange range, Kind kind, boolean stream) {
+            core.checkOpen();
+            this.core = core;
+            this.cursor = new Cursor(core, range);
+            this.kind = kind;
+            this.stream = stream;
+            this.keyBuffer = stream ? new KeyBuffer(core, 0) : null;
+            this.valueBuffer = stream ? new ValueBuffer(core, 0, null, 0) : null;
+            this.entry = stream ? new StreamEntry(keyBuffer, valueBuffer) : null;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (!ready) {
+                core.checkOpen();
+                hasNext = cursor.advance();
+                ready = true;
+            }
+            return hasNext;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public T next() {
+            if (!hasNext()) throw new NoSuchElementException();
+            ready = false;
+            long k = cursor.keyPtr, v = cursor.valuePtr;
+            lastKey = k;
+            OakReadBuffer kb, vb;
+            if (stream) {
+                keyBuffer.pointTo(k);
+                valueBuffer.pointTo(v, k);
+                kb = keyBuffer;
+                vb = valueBuffer;
+            } else {
+                kb = kind == Kind.VALUES ? null : new KeyBuffer(core, k);
+                vb = kind == Kind.KEYS ? null : new ValueBuffer(core, v, null, k);
+            }
+            return (T) switch (kind) {
+                case KEYS -> kb;
+                case VALUES -> vb;
+                case ENTRIES -> stream ? entry : new AbstractMap.SimpleImmutableEntry<>(kb, vb);
+            };
+        }
+
+        @Override
+        public void remove() {
+            if (lastKey == 0) throw new IllegalStateException("next() was not called, or remove() was already called");
+            core.checkOpen();
+            KeyCopy key = core.keys.copy(lastKey);
+            lastKey = 0;
+            if (key != null) removeProbe(core, key); // null: already removed and dropped
+        }
+    }
+
+    /** The reused entry of an entry stream. */
+    private record StreamEntry(OakReadBuffer getKey, OakReadBuffer getValue) implements Map.Entry<OakReadBuffer, OakReadBuffer> {
+        @Override
+        public OakReadBuffer setValue(OakReadBuffer value) {
+            throw new UnsupportedOperationException("zero-copy entries are read-only; use computeIfPresent");
+        }
+    }
+}
