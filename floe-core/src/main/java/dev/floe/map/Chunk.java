@@ -9,11 +9,15 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Entries</h2>
  * <pre>
- * entries: long[(capacity + 1) * 3]     entry e occupies [3e, 3e + 3):
- *   +0 NEXT   index of the next entry in key order (0: end of list)
- *   +1 KEY    Nova safe pointer to the serialized key (immutable once linked)
- *   +2 VALUE  Nova safe pointer to the value slice ({@link ValueSlices}); 0: no value
+ * entries: long[(capacity + 1) * 4]     entry e occupies [4e, 4e + 4) (32 bytes):
+ *   +0 NEXT    index of the next entry in key order (0: end of list)
+ *   +1 KEY     Nova safe pointer to the serialized key (immutable once linked)
+ *   +2 VALUE   Nova safe pointer to the value slice ({@link ValueSlices}); 0: no value
+ *   +3 PREFIX  the key's order prefix ({@link OakComparator#prefixOf}), immutable once linked
  * </pre>
+ * Searches compare the prefix first (on-heap, beside the entry) and read the off-heap key only
+ * when the prefixes are equal; with a comparator that supplies prefixes, a lookup reads about one
+ * key off-heap instead of one per binary-search step.
  * Entry 0 is the list head (only NEXT is used). Entries 1..{@link #sorted} were written by the
  * rebalance that created the chunk, in key order and linked in that order: the <em>sorted
  * prefix</em>, searched by binary search. Later inserts take the next free entry (a fetch-and-add
@@ -33,7 +37,7 @@ import java.lang.invoke.VarHandle;
  * </pre>
  */
 final class Chunk {
-    static final int NEXT = 0, KEY = 1, VALUE = 2, STRIDE = 3;
+    static final int NEXT = 0, KEY = 1, VALUE = 2, PREFIX = 3, STRIDE = 4;
     /** {@link #search} result when a key it compared was retired (the chunk was replaced). */
     static final int RETRY = Integer.MIN_VALUE;
     private static final long FROZEN = 1L << 63;
@@ -76,6 +80,10 @@ final class Chunk {
         return entries[e * STRIDE + KEY];
     }
 
+    long prefix(int e) {
+        return entries[e * STRIDE + PREFIX];
+    }
+
     long value(int e) {
         return (long) ENTRY.getAcquire(entries, e * STRIDE + VALUE);
     }
@@ -86,9 +94,10 @@ final class Chunk {
     }
 
     /** Fills a new chunk's entry (before the chunk is published). */
-    void fill(int e, long key, long value) {
+    void fill(int e, long key, long value, long prefix) {
         entries[e * STRIDE + KEY] = key;
         entries[e * STRIDE + VALUE] = value;
+        entries[e * STRIDE + PREFIX] = prefix;
         entries[(e - 1) * STRIDE + NEXT] = e;
     }
 
@@ -146,11 +155,12 @@ final class Chunk {
      * the sorted prefix for the last key not above the probe, then a walk along its bypass.
      */
     int search(KeySlices<?> keys, Object probe) {
+        long prefix = keys.prefixOfProbe(probe);
         int pred = 0;
         int lo = 1, hi = sorted;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = keys.compare(probe, key(mid));
+            int c = compareAt(keys, probe, prefix, mid);
             if (c == KeySlices.RETRY) return RETRY;
             if (c == 0) return mid;
             if (c > 0) {
@@ -160,13 +170,22 @@ final class Chunk {
                 hi = mid - 1;
             }
         }
-        return walk(keys, probe, pred);
+        return walk(keys, probe, prefix, pred);
+    }
+
+    /**
+     * Sign of {@code probe} (whose prefix is {@code prefix}) compared with entry {@code e}'s key,
+     * or {@link KeySlices#RETRY}: unequal prefixes decide without reading the key.
+     */
+    int compareAt(KeySlices<?> keys, Object probe, long prefix, int e) {
+        int c = Long.compareUnsigned(prefix, prefix(e));
+        return c != 0 ? c : keys.compare(probe, key(e));
     }
 
     /** Continues a search along the list from {@code pred}, whose key is below the probe. */
-    int walk(KeySlices<?> keys, Object probe, int pred) {
+    int walk(KeySlices<?> keys, Object probe, long prefix, int pred) {
         for (int cur = next(pred); cur != 0; cur = next(cur)) {
-            int c = keys.compare(probe, key(cur));
+            int c = compareAt(keys, probe, prefix, cur);
             if (c == KeySlices.RETRY) return RETRY;
             if (c == 0) return cur;
             if (c < 0) break;
@@ -182,8 +201,9 @@ final class Chunk {
      * or {@link #RETRY}. Call while published.
      */
     int link(KeySlices<?> keys, Object probe, int e, int pred) {
+        long prefix = prefix(e);
         while (true) {
-            int r = walk(keys, probe, pred);
+            int r = walk(keys, probe, prefix, pred);
             if (r == RETRY || r > 0) return r;
             pred = -r - 1;
             int cur = next(pred);
@@ -193,9 +213,10 @@ final class Chunk {
     }
 
     /** Writes an entry's key and value before it is linked (the link CAS publishes them). */
-    void prepare(int e, long key, long value) {
+    void prepare(int e, long key, long value, long prefix) {
         entries[e * STRIDE + KEY] = key;
         entries[e * STRIDE + VALUE] = value;
+        entries[e * STRIDE + PREFIX] = prefix;
     }
 
     /**
@@ -204,11 +225,12 @@ final class Chunk {
      */
     int prefixFloor(KeySlices<?> keys, Object probe, boolean inclusive) {
         if (probe == null) return sorted;
+        long prefix = keys.prefixOfProbe(probe);
         int found = 0;
         int lo = 1, hi = sorted;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = keys.compare(probe, key(mid));
+            int c = compareAt(keys, probe, prefix, mid);
             if (c == KeySlices.RETRY) return RETRY;
             if (c > 0 || (c == 0 && inclusive)) {
                 found = mid;

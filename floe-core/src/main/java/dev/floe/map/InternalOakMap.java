@@ -261,7 +261,7 @@ final class InternalOakMap<K, V> {
                 try {
                     e = c.allocateEntry();
                     if (e != 0) {
-                        c.prepare(e, newKey, newValue);
+                        c.prepare(e, newKey, newValue, keys.prefixOfProbe(key));
                         linked = c.link(keys, key, e, -r - 1);
                     }
                 } finally {

@@ -10,15 +10,19 @@ import java.lang.foreign.MemorySegment;
  */
 final class KeyCopy {
     final MemorySegment segment;
+    /** The key's order prefix ({@link OakComparator#prefixOf}). */
+    final long prefix;
 
-    private KeyCopy(MemorySegment segment) {
+    private KeyCopy(MemorySegment segment, long prefix) {
         this.segment = segment;
+        this.prefix = prefix;
     }
 
-    static KeyCopy of(MemorySegment source) {
+    static KeyCopy of(MemorySegment source, OakComparator<?> comparator) {
         long n = source.byteSize();
         MemorySegment heap = MemorySegment.ofArray(new long[(int) ((n + 7) >>> 3)]).asSlice(0, n);
         heap.copyFrom(source);
-        return new KeyCopy(heap.asReadOnly());
+        MemorySegment ro = heap.asReadOnly();
+        return new KeyCopy(ro, comparator.prefixOfSerialized(ro));
     }
 }

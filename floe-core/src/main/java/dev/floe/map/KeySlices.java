@@ -40,6 +40,12 @@ final class KeySlices<K> {
         return ptr;
     }
 
+    /** The order prefix of a probe ({@link OakComparator#prefixOf}). */
+    @SuppressWarnings("unchecked")
+    long prefixOfProbe(Object probe) {
+        return probe instanceof KeyCopy kc ? kc.prefix : comparator.prefixOf((K) probe);
+    }
+
     /** Sign of {@code probe} compared with {@code serialized}: -1, 0 or 1. */
     @SuppressWarnings("unchecked")
     int compareProbe(Object probe, MemorySegment serialized) {
@@ -49,9 +55,14 @@ final class KeySlices<K> {
         return Integer.signum(c);
     }
 
-    /** Sign of {@code a} compared with {@code b}, both probes. */
-    @SuppressWarnings("unchecked")
+    /** Sign of {@code a} compared with {@code b}, both probes (order prefixes first). */
     int compareProbes(Object a, Object b) {
+        int c = Long.compareUnsigned(prefixOfProbe(a), prefixOfProbe(b));
+        return c != 0 ? c : compareProbesFully(a, b);
+    }
+
+    @SuppressWarnings("unchecked")
+    private int compareProbesFully(Object a, Object b) {
         if (a instanceof KeyCopy ka) {
             return b instanceof KeyCopy kb
                     ? Integer.signum(comparator.compareSerializedKeys(ka.segment, kb.segment))
@@ -84,7 +95,13 @@ final class KeySlices<K> {
     KeyCopy copy(long keyPtr) {
         long stamp = nova.beginRead(keyPtr);
         if (stamp == 0) return null;
-        KeyCopy copy = KeyCopy.of(nova.readView(keyPtr, stamp));
+        KeyCopy copy;
+        try {
+            copy = KeyCopy.of(nova.readView(keyPtr, stamp), comparator);
+        } catch (RuntimeException e) {
+            if (nova.validate(keyPtr, stamp)) throw e;
+            return null;
+        }
         return nova.validate(keyPtr, stamp) ? copy : null;
     }
 

@@ -53,6 +53,17 @@ public final class OakCodecs {
         public int compareKeyAndSerializedKey(Long key, MemorySegment serialized) {
             return Long.compare(key, serialized.get(L, 0));
         }
+
+        /** The value with its sign bit flipped: unsigned order of prefixes is signed order of keys. */
+        @Override
+        public long prefixOf(Long key) {
+            return key ^ Long.MIN_VALUE;
+        }
+
+        @Override
+        public long prefixOfSerialized(MemorySegment serialized) {
+            return serialized.get(L, 0) ^ Long.MIN_VALUE;
+        }
     }
 
     public static final class ByteArrayCodec implements OakSerializer<byte[]>, OakComparator<byte[]> {
@@ -87,6 +98,27 @@ public final class OakCodecs {
         public int compareKeyAndSerializedKey(byte[] key, MemorySegment serialized) {
             return compareSegments(MemorySegment.ofArray(key), serialized);
         }
+
+        /** The first 8 bytes, big-endian, zero-padded. */
+        @Override
+        public long prefixOf(byte[] key) {
+            long p = 0;
+            for (int i = 0; i < 8; i++) p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
+            return p;
+        }
+
+        @Override
+        public long prefixOfSerialized(MemorySegment serialized) {
+            if (serialized.byteSize() >= 8) return serialized.get(BIG_ENDIAN_LONG, 0);
+            long p = 0;
+            for (int i = 0; i < 8; i++) {
+                p = (p << 8) | (i < serialized.byteSize() ? serialized.get(ValueLayout.JAVA_BYTE, i) & 0xFF : 0);
+            }
+            return p;
+        }
+
+        private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
+                ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
         /** Unsigned lexicographic order of two segments (mismatch finds the first differing byte fast). */
         static int compareSegments(MemorySegment a, MemorySegment b) {
@@ -134,6 +166,22 @@ public final class OakCodecs {
                 if (c != 0) return c;
             }
             return Long.compare(a.byteSize(), b.byteSize());
+        }
+
+        /** The first 4 chars, zero-padded. */
+        @Override
+        public long prefixOf(String key) {
+            long p = 0;
+            for (int i = 0; i < 4; i++) p = (p << 16) | (i < key.length() ? key.charAt(i) : 0);
+            return p;
+        }
+
+        @Override
+        public long prefixOfSerialized(MemorySegment serialized) {
+            long chars = serialized.byteSize() / 2;
+            long p = 0;
+            for (int i = 0; i < 4; i++) p = (p << 16) | (i < chars ? serialized.get(C, 2L * i) : 0);
+            return p;
         }
 
         @Override

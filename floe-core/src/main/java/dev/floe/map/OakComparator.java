@@ -21,4 +21,21 @@ public interface OakComparator<K> {
     int compareSerializedKeys(MemorySegment a, MemorySegment b);
 
     int compareKeyAndSerializedKey(K key, MemorySegment serializedKey);
+
+    /**
+     * Optional speed-up: a 64-bit <em>order prefix</em> of the key, kept beside each entry on-heap
+     * so that most comparisons of a search never read the key off-heap. The contract: whenever
+     * {@code Long.compareUnsigned(prefixOf(a), prefixOf(b)) < 0}, {@code a} orders before
+     * {@code b}; equal prefixes say nothing (the map then compares the keys). For byte-wise ordered
+     * keys, the first 8 bytes big-endian, zero-padded, qualify. The default, 0 for every key, is
+     * always correct and disables the shortcut.
+     */
+    default long prefixOf(K key) {
+        return 0;
+    }
+
+    /** {@link #prefixOf} of a serialized key; must equal {@code prefixOf} of the key it holds. */
+    default long prefixOfSerialized(MemorySegment serializedKey) {
+        return 0;
+    }
 }

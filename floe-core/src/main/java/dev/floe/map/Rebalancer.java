@@ -47,6 +47,7 @@ final class Rebalancer<K> {
     private final int minEntries;
     private long[] keysBuf = new long[64];
     private long[] valuesBuf = new long[64];
+    private long[] prefixBuf = new long[64];
     private long[] droppedBuf = new long[64];
 
     Rebalancer(InternalOakMap<K, ?> map, int minEntries) {
@@ -100,7 +101,9 @@ final class Rebalancer<K> {
                 if (live == keysBuf.length) {
                     keysBuf = Arrays.copyOf(keysBuf, live * 2);
                     valuesBuf = Arrays.copyOf(valuesBuf, live * 2);
+                    prefixBuf = Arrays.copyOf(prefixBuf, live * 2);
                 }
+                prefixBuf[live] = c.prefix(e);
                 keysBuf[live] = k;
                 valuesBuf[live++] = v;
             } else {
@@ -131,7 +134,7 @@ final class Rebalancer<K> {
                 throw new IllegalStateException("internal: a live key of a frozen chunk was retired");
             }
             Chunk chunk = new Chunk(minKey, capacity, count);
-            for (int j = 0; j < count; j++) chunk.fill(j + 1, keysBuf[from + j], valuesBuf[from + j]);
+            for (int j = 0; j < count; j++) chunk.fill(j + 1, keysBuf[from + j], valuesBuf[from + j], prefixBuf[from + j]);
             if (i > 0) out[i - 1].next = chunk;
             out[i] = chunk;
             from += count;
