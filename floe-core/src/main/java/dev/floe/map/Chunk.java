@@ -144,7 +144,7 @@ final class Chunk {
      */
     boolean needsRebalance() {
         int used = used();
-        return used >= capacity || used - sorted > Math.max(sorted / 2, 32) || removals > capacity / 2;
+        return used >= capacity || used - sorted > Math.max(sorted / 2, 32) || (removals > 0 && 2 * removals >= used);
     }
 
     // ---- search and link ---------------------------------------------------------------------
@@ -203,10 +203,17 @@ final class Chunk {
     int link(KeySlices<?> keys, Object probe, int e, int pred) {
         long prefix = prefix(e);
         while (true) {
-            int r = walk(keys, probe, prefix, pred);
-            if (r == RETRY || r > 0) return r;
-            pred = -r - 1;
+            // The CAS must expect exactly the successor this walk compared the probe with: an
+            // entry linked after that comparison may belong between pred and the new entry.
             int cur = next(pred);
+            while (cur != 0) {
+                int c = compareAt(keys, probe, prefix, cur);
+                if (c == KeySlices.RETRY) return RETRY;
+                if (c == 0) return cur;
+                if (c < 0) break;
+                pred = cur;
+                cur = next(cur);
+            }
             ENTRY.setRelease(entries, e * STRIDE + NEXT, (long) cur);
             if (ENTRY.compareAndSet(entries, pred * STRIDE + NEXT, (long) cur, (long) e)) return e;
         }

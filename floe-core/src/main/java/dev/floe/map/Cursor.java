@@ -32,14 +32,73 @@ final class Cursor {
     private int[] stack = new int[16];
     private int depth;
     private boolean started, finished;
+    /** Ascending: entries may still lie below the low bound (the start raced with an insert). */
+    private boolean belowLow;
+    /** What this cursor examined, for {@link #sameAs}; null when not traced. */
+    private final Trace trace;
 
     /** The entry found by the last successful {@link #advance}. */
     long keyPtr, valuePtr;
 
     Cursor(InternalOakMap<?, ?> map, KeyRange range) {
+        this(map, range, false);
+    }
+
+    /**
+     * @param traced record every entry examined (chunk, entry, value word), so that a second
+     *               cursor can confirm nothing changed on the way ({@link #sameAs})
+     */
+    Cursor(InternalOakMap<?, ?> map, KeyRange range, boolean traced) {
         this.map = map;
         this.keys = map.keys;
         this.range = range;
+        this.trace = traced ? new Trace() : null;
+    }
+
+    /**
+     * Whether {@code other} examined exactly the same entries with the same value words, and
+     * every chunk on the way is still current. Navigation uses this double collect for
+     * linearizability: entry links are permanent and a value word never returns to an earlier
+     * value (every put installs a new pointer), so two equal traces mean that every entry skipped
+     * as empty or removed stayed so from the first look to the second, no entry was linked in
+     * between, and the chunks were the current ones all along: at the moment the first cursor
+     * read its result, the result was the first present entry of the range.
+     */
+    boolean sameAs(Cursor other) {
+        return trace != null && other.trace != null && trace.equalTo(other.trace) && trace.chunksCurrent();
+    }
+
+    /** The entries a traced cursor examined, in order. */
+    private static final class Trace {
+        private Chunk[] chunks = new Chunk[8];
+        private long[] words = new long[16]; // entry index, value word, per entry
+        private int n;
+
+        void add(Chunk c, int e, long v) {
+            if (n == chunks.length) {
+                chunks = java.util.Arrays.copyOf(chunks, n * 2);
+                words = java.util.Arrays.copyOf(words, n * 4);
+            }
+            chunks[n] = c;
+            words[2 * n] = e;
+            words[2 * n + 1] = v;
+            n++;
+        }
+
+        boolean equalTo(Trace o) {
+            if (n != o.n) return false;
+            for (int i = 0; i < n; i++) {
+                if (chunks[i] != o.chunks[i] || words[2 * i] != o.words[2 * i] || words[2 * i + 1] != o.words[2 * i + 1]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        boolean chunksCurrent() {
+            for (int i = 0; i < n; i++) if (chunks[i].replacement != null) return false;
+            return true;
+        }
     }
 
     /** Moves to the next entry with a present value; false at the end of the range. */
@@ -68,14 +127,23 @@ final class Cursor {
             int e = entry;
             entry = c.next(e);
             long v = c.value(e);
+            if (trace != null) trace.add(c, e, v);
             if (v == 0) continue;
             long k = c.key(e);
+            if (belowLow) {
+                // the start position was read after the search compared: an entry linked there
+                // meanwhile may be below the bound
+                int cmp = keys.compare(range.lo(), k);
+                if (cmp == KeySlices.RETRY) continue;
+                if (cmp > 0 || (cmp == 0 && !range.loInclusive())) continue;
+                belowLow = false;
+            }
             if (range.hi() != null) {
                 int cmp = keys.compare(range.hi(), k);
                 if (cmp == KeySlices.RETRY) continue; // retired: its entry was dropped, removed
                 if (cmp < 0 || (cmp == 0 && !range.hiInclusive())) return false;
             }
-            long live = present(v, k);
+            long live = present(e, v, k);
             if (live == 0) continue;
             keyPtr = k;
             valuePtr = live;
@@ -97,6 +165,7 @@ final class Cursor {
             chunk = c;
             if (r > 0) entry = range.loInclusive() ? r : c.next(r);
             else entry = c.next(-r - 1);
+            belowLow = true;
             return;
         }
     }
@@ -120,6 +189,7 @@ final class Cursor {
             }
             int e = stack[--depth];
             long v = chunk.value(e);
+            if (trace != null) trace.add(chunk, e, v);
             if (v == 0) continue;
             long k = chunk.key(e);
             if (range.lo() != null) {
@@ -127,7 +197,7 @@ final class Cursor {
                 if (cmp == KeySlices.RETRY) continue;
                 if (cmp > 0 || (cmp == 0 && !range.loInclusive())) return false;
             }
-            long live = present(v, k);
+            long live = present(e, v, k);
             if (live == 0) continue;
             keyPtr = k;
             valuePtr = live;
@@ -197,10 +267,14 @@ final class Cursor {
 
     // ---- values --------------------------------------------------------------------------------
 
-    /** The live value slice for entry (v, k): v or where it moved; 0 if removed. */
-    private long present(long v, long k) {
+    /** The live value slice for entry e (value word v, key k) of the current chunk: v or where it moved; 0 if removed. */
+    private long present(int e, long v, long k) {
         long live = map.values.resolve(v);
         if (live != ValueSlices.LOST) return live;
+        // v's slice was retired and reused. If the entry still names v in a current chunk, v was
+        // removed (a move switches the entry before it retires the old slice). A replaced chunk's entry may be stale: ask
+        // the current chunks.
+        if (chunk.value(e) == v && chunk.replacement == null) return 0;
         KeyCopy key = keys.copy(k);
         return key == null ? 0 : map.liveValue(key);
     }

@@ -34,8 +34,8 @@ import java.util.function.Function;
  *       or removed value: the CAS installing the new value pointer. Both CASes are published on
  *       the chunk, so a rebalance never copies a chunk in which they can still happen.</li>
  *   <li><b>doIfPresent</b> (computeIfPresent, remove, replace): the lock holder's unlock store
- *       (for remove: the store of R). Finalizing a remove (the entry's value word back to 0) is
- *       only cleanup: readers treat a removed value as no value.</li>
+ *       (for remove: the store of R). The entry keeps the removed pointer until a put replaces
+ *       it or a rebalance drops the entry: readers treat a removed value as no value.</li>
  * </ul>
  * A value that outgrows its slice moves: the writer, still holding the old slice's lock, installs
  * the new pointer in the entry (published; relocating the entry if a rebalance replaced the
@@ -186,8 +186,9 @@ final class InternalOakMap<K, V> {
                 if (r != ValueSlices.GONE) return r;
             }
             // Removed (or moved on): if the entry still names p, p was removed while it was the
-            // entry's value (a move installs the new pointer before it marks the old slice).
-            if (q == 0 && lookup(probe) == p) return absent;
+            // entry's value (a move installs the new pointer before it marks the old slice), also
+            // when p was retired and reused since (LOST).
+            if ((q == 0 || q == ValueSlices.LOST) && lookup(probe) == p) return absent;
         }
     }
 
@@ -199,6 +200,8 @@ final class InternalOakMap<K, V> {
             long q = values.resolve(p);
             if (q != ValueSlices.LOST) {
                 if (q != 0 || lookup(probe) == p) return q;
+            } else if (lookup(probe) == p) {
+                return 0; // the entry still names a slice that was retired and reused: removed
             }
         }
     }
@@ -222,6 +225,7 @@ final class InternalOakMap<K, V> {
         long newValue = 0, newKey = 0;
         try {
             while (true) {
+                checkOpen(); // a closed map freezes its chunks: retries must not spin forever
                 Chunk c = locate(key);
                 int r = c.search(keys, key);
                 if (r == Chunk.RETRY) continue;
@@ -375,6 +379,7 @@ final class InternalOakMap<K, V> {
      */
     void move(Object probe, WriteScope s, long q) {
         while (true) {
+            checkOpen();
             Chunk c = locate(probe);
             int r = c.search(keys, probe);
             if (r == Chunk.RETRY) continue;
@@ -407,8 +412,8 @@ final class InternalOakMap<K, V> {
 
     /** Runs {@code action} under the lock of {@code probe}'s value; {@code absent} if there is none. */
     <R> R doIfPresent(Object probe, LockedAction<R> action, R absent) {
-        checkOpen();
         while (true) {
+            checkOpen();
             long p = liveValue(probe);
             if (p == 0) return absent;
             WriteScope s = new WriteScope(p);
@@ -427,13 +432,19 @@ final class InternalOakMap<K, V> {
         finalizeRemove(probe, p);
     }
 
-    /** Oak's finalizeRemove: clears the entry's value word if it still names the removed slice. */
+    /**
+     * Oak's finalizeRemove, reduced to bookkeeping: the entry keeps the removed pointer (readers
+     * treat a removed value as no value, and the next put replaces the pointer with a CAS), so
+     * an entry's value word never returns to an earlier value, which the linearizable navigation
+     * relies on ({@link Cursor#sameAs}). It counts the removal in the chunk, whose rebalance then
+     * drops the entry and retires its key.
+     */
     private void finalizeRemove(Object probe, long removed) {
         while (true) {
             Chunk c = locate(probe);
             int r = c.search(keys, probe);
             if (r == Chunk.RETRY) continue;
-            if (r > 0 && c.casValue(r, removed, 0)) {
+            if (r > 0 && c.value(r) == removed) {
                 c.removals++; // racy count: a trigger, not a fact
                 if (c.needsRebalance()) rebalance(c);
             }

@@ -79,29 +79,24 @@ record KeyRange(Object lo, boolean loInclusive, Object hi, boolean hiInclusive, 
             h = from;
             hi2 = fromInclusive;
         }
-        if (l != null && h != null) {
-            int c = keys.compareProbes(l, h);
-            if (c > 0) throw new IllegalArgumentException("fromKey > toKey");
+        // ConcurrentSkipListMap's rule: the new low bound must lie within this range's low
+        // bound, the new high bound within its high bound
+        if (l != null && lo != null) {
+            int c = keys.compareProbes(l, lo);
+            if (c < 0 || (c == 0 && !loInclusive && li)) throw new IllegalArgumentException("key out of range");
         }
-        if (l != null && !inRangeForBound(keys, l, li)) throw new IllegalArgumentException("key out of range");
-        if (h != null && !inRangeForBound(keys, h, hi2)) throw new IllegalArgumentException("key out of range");
+        if (h != null && hi != null) {
+            int c = keys.compareProbes(h, hi);
+            if (c > 0 || (c == 0 && !hiInclusive && hi2)) throw new IllegalArgumentException("key out of range");
+        }
         Object newLo = l == null ? lo : l;
         boolean newLoInc = l == null ? loInclusive : li;
         Object newHi = h == null ? hi : h;
         boolean newHiInc = h == null ? hiInclusive : hi2;
+        if (newLo != null && newHi != null && keys.compareProbes(newLo, newHi) > 0) {
+            throw new IllegalArgumentException("inconsistent range"); // also with an inherited bound
+        }
         return new KeyRange(newLo, newLoInc, newHi, newHiInc, descending);
     }
 
-    /** A bound may sit on an exclusive edge of this range only if it is exclusive too (CSLM's rule). */
-    private boolean inRangeForBound(KeySlices<?> keys, Object bound, boolean inclusive) {
-        if (lo != null) {
-            int c = keys.compareProbes(bound, lo);
-            if (c < 0 || (c == 0 && !loInclusive && inclusive)) return false;
-        }
-        if (hi != null) {
-            int c = keys.compareProbes(bound, hi);
-            if (c > 0 || (c == 0 && !hiInclusive && inclusive)) return false;
-        }
-        return true;
-    }
 }

@@ -146,10 +146,9 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public boolean replace(K key, V oldValue, V newValue) {
-        checkKey(key);
+        checkPutKey(key);
         Objects.requireNonNull(oldValue, "null values are not allowed");
         Objects.requireNonNull(newValue, "null values are not allowed");
-        if (!inRange(key)) return false;
         return core.doIfPresent(key, (s, lw) -> {
             if (!oldValue.equals(deserializeLocked(s, lw))) {
                 core.values.unlock(s, ValueSlices.length(lw));
@@ -162,9 +161,8 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public V replace(K key, V value) {
-        checkKey(key);
+        checkPutKey(key);
         Objects.requireNonNull(value, "null values are not allowed");
-        if (!inRange(key)) return null;
         return core.doIfPresent(key, (s, lw) -> {
             V old = deserializeLocked(s, lw);
             core.writeLocked(key, s, value);
@@ -182,8 +180,9 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
-        checkPutKey(key);
+        checkKey(key);
         Objects.requireNonNull(fn);
+        if (!inRange(key)) return outOfRange(key, fn.apply(key, null));
         while (true) {
             Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), ABSENT);
             if (r != ABSENT) return cast(r);
@@ -195,8 +194,9 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public V computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
-        checkPutKey(key);
+        checkKey(key);
         Objects.requireNonNull(fn);
+        if (!inRange(key)) return outOfRange(key, fn.apply(key));
         while (true) {
             V present = get(key);
             if (present != null) return present;
@@ -221,6 +221,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     @Override
     public void replaceAll(BiFunction<? super K, ? super V, ? extends V> fn) {
         Objects.requireNonNull(fn);
+        core.checkOpen();
         Cursor c = new Cursor(core, range.ascending());
         while (c.advance()) {
             K key = core.keys.deserialize(c.keyPtr);
@@ -245,6 +246,15 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
             K key = core.keys.deserialize(c.keyPtr);
             if (key != null) remove(key);
         }
+    }
+
+    /**
+     * A remapping on a key outside this view (ConcurrentSkipListMap's behaviour): the function saw
+     * no value; a null result changes nothing, anything else could not be stored.
+     */
+    private V outOfRange(K key, V result) {
+        if (result != null) throw new IllegalArgumentException("key out of range");
+        return null;
     }
 
     private static final Object ABSENT = new Object();
@@ -284,15 +294,24 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     // ---- navigation ----------------------------------------------------------------------------
 
-    /** The first present entry of {@code r} in its order, as a snapshot; null if none. */
+    /**
+     * The first present entry of {@code r} in its order, as a snapshot; null if none.
+     * Linearizable: a second traced cursor confirms that nothing on the way changed while the
+     * entry was read ({@link Cursor#sameAs}); otherwise it looks again.
+     */
     final Map.Entry<K, V> first(KeyRange r) {
-        core.checkOpen();
-        Cursor c = new Cursor(core, r);
-        while (c.advance()) {
-            Map.Entry<K, V> e = snapshot(c);
-            if (e != null) return e;
+        while (true) {
+            core.checkOpen();
+            Cursor c = new Cursor(core, r, true);
+            Map.Entry<K, V> e = null;
+            if (c.advance()) {
+                e = snapshot(c);
+                if (e == null) continue; // vanished between the look and the read
+            }
+            Cursor check = new Cursor(core, r, true);
+            check.advance();
+            if (c.sameAs(check)) return e;
         }
-        return null;
     }
 
     /** The cursor's current entry deserialized, or null if it vanished meanwhile. */

@@ -36,9 +36,10 @@ import java.util.Arrays;
  *
  * <h2>Thresholds</h2>
  * Chunks start small ({@code firstChunkEntries}, 16 by default, so an empty map costs a few hundred
- * bytes and thousands of maps are cheap) and grow by doubling up to {@code maxChunkEntries} (4096,
- * as in Oak). A rebalance is triggered by a full chunk, by bypass lists longer than half the
- * sorted prefix (Oak's rule), or by removes that emptied half of the chunk. New chunks are at most
+ * bytes and thousands of maps are cheap); a rebalance sizes each new chunk at twice its live
+ * entries, up to {@code maxChunkEntries} (4096, as in Oak), so the on-heap entry arrays cost at
+ * most 64 bytes per live entry after a rebalance. A rebalance is triggered by a full chunk, by bypass lists longer than half the
+ * sorted prefix (Oak's rule), or by removes that emptied half of the entries in use. New chunks are at most
  * half full, so the next rebalance comes after as many inserts as the chunk holds. A chunk with
  * fewer than a quarter of the maximum live entries absorbs its successor if the two fit in one.
  */
@@ -128,7 +129,7 @@ final class Rebalancer<K> {
         int from = 0;
         for (int i = 0; i < pieces; i++) {
             int count = (live - from) / (pieces - i);
-            int capacity = Math.min(max, Math.max(minEntries, Integer.highestOneBit(Math.max(1, count)) << 2));
+            int capacity = Math.min(max, Math.max(minEntries, 2 * count)); // at most half full
             KeyCopy minKey = i == 0 ? firstMinKey : map.keys.copy(keysBuf[from]);
             if (minKey == null && i != 0) {
                 throw new IllegalStateException("internal: a live key of a frozen chunk was retired");

@@ -5,29 +5,23 @@ import java.util.function.Function;
 
 /**
  * A zero-copy value buffer: names the value slice it was created on and follows the value when
- * it moves (grows beyond its slice). If the chain of moves can no longer be followed (a moved-from
- * slice was already reused), it finds the value again through its key.
+ * it moves (grows beyond its slice) through the forward pointer the move leaves behind. If that
+ * chain can no longer be followed (a moved-from slice was already reclaimed and reused, which
+ * needs a full Nova batch of deletes between the move and this read), the buffer cannot tell a
+ * move from a removal and reports {@link RemovedValueException}: a fresh {@code get} finds the
+ * value again.
  */
 final class ValueBuffer implements OakReadBuffer {
     private final InternalOakMap<?, ?> map;
     /** The value slice (re-pointed by stream iterators, and when the value moves). */
     private long ptr;
-    /** The key as a probe (a user key object), or null: then {@link #keyPtr} names it. */
-    private Object probe;
-    /** The key slice of the entry, to find the value again when there is no probe. */
-    private long keyPtr;
-
-    ValueBuffer(InternalOakMap<?, ?> map, long ptr, Object probe, long keyPtr) {
+    ValueBuffer(InternalOakMap<?, ?> map, long ptr) {
         this.map = map;
         this.ptr = ptr;
-        this.probe = probe;
-        this.keyPtr = keyPtr;
     }
 
-    void pointTo(long ptr, long keyPtr) {
+    void pointTo(long ptr) {
         this.ptr = ptr;
-        this.probe = null;
-        this.keyPtr = keyPtr;
     }
 
     @Override
@@ -44,12 +38,12 @@ final class ValueBuffer implements OakReadBuffer {
             Object r = map.values.read(p, reader);
             if (r != ValueSlices.GONE) return (T) r;
             long q = map.values.resolve(p);
-            if (q == ValueSlices.LOST) {
-                Object key = probe != null ? probe : map.keys.copy(keyPtr);
-                q = key == null ? 0 : map.liveValue(key);
-            }
             if (q == 0 || q == ValueSlices.LOST) {
-                throw new RemovedValueException("the value was removed from the map");
+                // LOST: a slice on the way was reused, so whether the value was removed or moved
+                // can no longer be told. Looking the key up again could hand out a value inserted
+                // after a removal, so the buffer reports removal: never a wrong value.
+                throw new RemovedValueException(q == 0 ? "the value was removed from the map"
+                        : "the value was removed from the map, or moved and its old memory reused; get it again");
             }
             ptr = q; // racy re-pointing is fine: every holder of p would follow the same way
         }

@@ -37,11 +37,13 @@ abstract class ViewIterator<K, V, T> implements Iterator<T> {
 
     @Override
     public boolean hasNext() {
+        view.core.checkOpen();
         return next != null;
     }
 
     @Override
     public T next() {
+        view.core.checkOpen();
         Map.Entry<K, V> e = next;
         if (e == null) throw new NoSuchElementException();
         lastKey = e.getKey();

@@ -51,7 +51,7 @@ public final class ZeroCopyMap<K, V> {
         if (!inRange(key)) return null;
         core.checkOpen();
         long p = core.liveValue(key);
-        return p == 0 ? null : new ValueBuffer(core, p, key, 0);
+        return p == 0 ? null : new ValueBuffer(core, p);
     }
 
     /** Maps {@code key} to {@code value} (in place when the new value fits the old one's slice). */
@@ -218,7 +218,7 @@ public final class ZeroCopyMap<K, V> {
             this.kind = kind;
             this.stream = stream;
             this.keyBuffer = stream ? new KeyBuffer(core, 0) : null;
-            this.valueBuffer = stream ? new ValueBuffer(core, 0, null, 0) : null;
+            this.valueBuffer = stream ? new ValueBuffer(core, 0) : null;
             this.entry = stream ? new StreamEntry(keyBuffer, valueBuffer) : null;
         }
 
@@ -235,6 +235,7 @@ public final class ZeroCopyMap<K, V> {
         @Override
         @SuppressWarnings("unchecked")
         public T next() {
+            core.checkOpen();
             if (!hasNext()) throw new NoSuchElementException();
             ready = false;
             long k = cursor.keyPtr, v = cursor.valuePtr;
@@ -242,12 +243,12 @@ public final class ZeroCopyMap<K, V> {
             OakReadBuffer kb, vb;
             if (stream) {
                 keyBuffer.pointTo(k);
-                valueBuffer.pointTo(v, k);
+                valueBuffer.pointTo(v);
                 kb = keyBuffer;
                 vb = valueBuffer;
             } else {
                 kb = kind == Kind.VALUES ? null : new KeyBuffer(core, k);
-                vb = kind == Kind.KEYS ? null : new ValueBuffer(core, v, null, k);
+                vb = kind == Kind.KEYS ? null : new ValueBuffer(core, v);
             }
             return (T) switch (kind) {
                 case KEYS -> kb;
