@@ -12,6 +12,10 @@ import dev.floe.bench.harness.Settings;
 import dev.floe.bench.harness.Suite;
 import dev.floe.bench.harness.SuiteReport;
 import dev.floe.bench.harness.SuiteRunner;
+import dev.floe.bench.report.CompareReport;
+import dev.floe.bench.report.ConsoleSummary;
+import dev.floe.bench.report.ReportFolder;
+import dev.floe.bench.report.RunData;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,27 +25,38 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * {@code floe bench [SUITE] [options]}: the command line of BENCHMARKS.md.
  *
  * <p>Without a suite it is the main job: every registered suite in turn (quick unless
- * {@code --full}), the summary tables, and {@code results.json} in the report folder. With a
- * suite it runs that one and writes JSON only where asked ({@code --json FILE}, or
- * {@code --out DIR}). Tables go to standard output, progress to standard error. Exit code 0 on
- * success (missed goals are results, not errors), 1 when a run failed, 2 for bad options.
+ * {@code --full}), the per-suite tables, a closing summary, and the report folder
+ * ({@code floe-report/}: {@code results.json}, {@code index.html}, {@code charts/}; see
+ * {@link ReportFolder}). With a suite it runs that one and writes files only where asked
+ * ({@code --json FILE}, or the whole report folder with {@code --out DIR}).
+ *
+ * <p>{@code --compare OLD.json} prints per-result deltas of this run against an earlier results
+ * file ({@link CompareReport}); with {@code --against NEW.json} it compares the two files and
+ * runs nothing. Tables go to standard output, progress to standard error. Exit code 0 on
+ * success (missed goals are results, not errors), 1 when a run failed, 2 for bad options or an
+ * unreadable results file.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = FloeCli.Version.class, sortOptions = false,
         description = {"Runs the benchmarks. Without SUITE: the quick mode of every suite, a summary "
-                + "and floe-report/results.json."},
+                + "and floe-report/ (index.html, charts/, results.json)."},
         footer = {"", "Examples:", "  ./floe bench", "  ./floe bench alloc --impl floe-alloc,malloc --threads 1 --json alloc.json",
+                "  ./floe bench --compare floe-report-before/results.json",
+                "  ./floe bench --compare old.json --against new.json",
                 "", "The command line and the JSON format are fixed in BENCHMARKS.md."})
 public final class BenchCommand implements Callable<Integer> {
 
@@ -86,8 +101,17 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON report to FILE.")
     private Path json;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Report folder for results.json (default for the main job: floe-report/).")
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Report folder: results.json, index.html, charts/ (default for the main job: floe-report/).")
     private Path out;
+
+    @Option(names = "--compare", paramLabel = "OLD.json",
+            description = "After the run, print per-result deltas against an earlier results file.")
+    private Path compare;
+
+    @Option(names = "--against", paramLabel = "NEW.json",
+            description = "With --compare: compare OLD.json with this file instead of running (SUITE limits it to one suite).")
+    private Path against;
 
     /** The suite names for the help text. */
     static final class SuiteNames extends ArrayList<String> {
@@ -101,10 +125,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        PrintWriter stdout = spec.commandLine().getOut();
+        if (against != null) return compareFiles(stdout);
+        RunData old = compare == null ? null : readResults(compare, "--compare");
+
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         List<Planned> plan = plan(new BenchOptions(mode(), impls, threads, duration, warmup, runs));
 
-        PrintStream stdout = System.out;
         SuiteRunner runner = new SuiteRunner(Progress.forConsole());
         List<SuiteReport> reports = new ArrayList<>();
         try {
@@ -118,13 +145,77 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("floe bench: " + e.getMessage());
             return 1;
         }
-        stdout.print(ConsoleReport.targetLine(reports));
 
         Report report = new Report(BuildInfo.version(), BuildInfo.gitCommit(), started, Machine.current(), reports);
+        RunData run = RunData.of(report.toJson());
+        stdout.print(ConsoleSummary.render(run));
         Path dir = out != null ? out : suite == null ? DEFAULT_OUT : null;
-        if (dir != null) write(report, dir.resolve("results.json"), stdout);
-        if (json != null) write(report, json, stdout);
+        if (dir != null) {
+            ReportFolder.Written w = ReportFolder.write(report, reproduceCommand(), BenchCommand::description, dir);
+            stdout.println("wrote " + w.results());
+            stdout.println("wrote " + w.page().file() + " (" + w.page().charts().size() + " charts in "
+                    + w.page().file().resolveSibling("charts") + ")");
+            w.page().chartFailures().forEach((s, why) ->
+                    System.err.println("floe bench: charts missing for " + s + ": " + why));
+        }
+        if (json != null) {
+            report.write(json);
+            stdout.println("wrote " + json);
+        }
+        if (old != null) {
+            Set<String> ran = run.suites().stream().map(RunData.SuiteData::suite).collect(Collectors.toSet());
+            stdout.println();
+            stdout.print(CompareReport.render(old.only(ran), run, compare.toString(), "this run"));
+        }
+        stdout.flush();
         return 0;
+    }
+
+    /** {@code --compare OLD.json --against NEW.json}: the deltas between two files, nothing run. */
+    private int compareFiles(PrintWriter stdout) {
+        if (compare == null) throw new ParameterException(spec.commandLine(), "--against NEW.json needs --compare OLD.json");
+        RunData before = readResults(compare, "--compare");
+        RunData after = readResults(against, "--against");
+        if (suite != null) {
+            if (before.suite(suite).isEmpty() && after.suite(suite).isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "neither file has suite '" + suite + "'");
+            }
+            before = before.only(Set.of(suite));
+            after = after.only(Set.of(suite));
+        }
+        stdout.print(CompareReport.render(before, after, compare.toString(), against.toString()));
+        stdout.flush();
+        return 0;
+    }
+
+    private RunData readResults(Path file, String option) {
+        try {
+            return RunData.read(file);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), option + ": cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The suite's one-line description, for the report page. */
+    private static String description(String suiteName) {
+        return SuiteRegistry.find(suiteName).map(Suite::description).orElse(null);
+    }
+
+    /** Arguments that need no quoting in a POSIX shell. */
+    private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9_./,=:@%+-]+");
+
+    /**
+     * The command line of this invocation as it would be typed through the launcher, e.g.
+     * {@code ./floe bench alloc --impl floe-alloc,malloc}, arguments quoted for a POSIX shell
+     * where needed.
+     */
+    String reproduceCommand() {
+        List<String> args = spec.root().commandLine().getParseResult().originalArgs();
+        StringBuilder b = new StringBuilder("./floe");
+        for (String a : args) {
+            b.append(' ').append(SHELL_SAFE.matcher(a).matches() ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
+        return b.toString();
     }
 
     /**
@@ -168,10 +259,5 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-    }
-
-    private static void write(Report report, Path file, PrintStream stdout) throws IOException {
-        report.write(file);
-        stdout.println("wrote " + file);
     }
 }
