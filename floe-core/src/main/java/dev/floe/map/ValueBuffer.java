@@ -37,16 +37,72 @@ final class ValueBuffer implements OakReadBuffer {
             long p = ptr;
             Object r = map.values.read(p, reader);
             if (r != ValueSlices.GONE) return (T) r;
-            long q = map.values.resolve(p);
-            if (q == 0 || q == ValueSlices.LOST) {
-                // LOST: a slice on the way was reused, so whether the value was removed or moved
-                // can no longer be told. Looking the key up again could hand out a value inserted
-                // after a removal, so the buffer reports removal: never a wrong value.
-                throw new RemovedValueException(q == 0 ? "the value was removed from the map"
-                        : "the value was removed from the map, or moved and its old memory reused; get it again");
-            }
+            long q = follow(p);
             ptr = q; // racy re-pointing is fine: every holder of p would follow the same way
         }
+    }
+
+    // Typed getters without a reader object (no allocation per read on a scan).
+
+    private long bits(int offset, int width) {
+        map.checkOpen();
+        while (true) {
+            long p = ptr;
+            try {
+                return map.values.readBits(p, offset, width);
+            } catch (RuntimeException e) {
+                if (e != ValueSlices.GONE_SIGNAL) throw e;
+            }
+            ptr = follow(p);
+        }
+    }
+
+    /** Where the value went from slice {@code p}; throws if it was removed. */
+    private long follow(long p) {
+        long q = map.values.resolve(p);
+        if (q == 0 || q == ValueSlices.LOST) {
+            // LOST: a slice on the way was reused, so whether the value was removed or moved
+            // can no longer be told. Looking the key up again could hand out a value inserted
+            // after a removal, so the buffer reports removal: never a wrong value.
+            throw new RemovedValueException(q == 0 ? "the value was removed from the map"
+                    : "the value was removed from the map, or moved and its old memory reused; get it again");
+        }
+        return q;
+    }
+
+    @Override
+    public byte getByte(int offset) {
+        return (byte) bits(offset, 1);
+    }
+
+    @Override
+    public short getShort(int offset) {
+        return (short) bits(offset, 2);
+    }
+
+    @Override
+    public char getChar(int offset) {
+        return (char) bits(offset, 2);
+    }
+
+    @Override
+    public int getInt(int offset) {
+        return (int) bits(offset, 4);
+    }
+
+    @Override
+    public long getLong(int offset) {
+        return bits(offset, 8);
+    }
+
+    @Override
+    public float getFloat(int offset) {
+        return Float.intBitsToFloat((int) bits(offset, 4));
+    }
+
+    @Override
+    public double getDouble(int offset) {
+        return Double.longBitsToDouble(bits(offset, 8));
     }
 
     @Override

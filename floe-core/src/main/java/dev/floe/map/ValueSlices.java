@@ -4,6 +4,7 @@ import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.function.Function;
 
 /**
@@ -135,6 +136,46 @@ final class ValueSlices {
         }
     }
 
+    /**
+     * A primitive read without a reader object: the raw bits of the {@code width}-byte field at
+     * {@code offset} (1, 2, 4 or 8 bytes, native order, sign-extended), under the same protocol
+     * as {@link #read}. Throws {@link #GONE_SIGNAL} when the slice no longer holds the value (the
+     * caller resolves; rare, so a preallocated exception costs nothing on the fast path) and
+     * {@link IndexOutOfBoundsException} for a field outside the value.
+     */
+    long readBits(long ptr, long offset, int width) {
+        for (int spins = 0; ; spins++) {
+            long st = nova.beginReadAny(ptr);
+            if (st == 0 || Nova.isDeletedStamp(st)) throw GONE_SIGNAL;
+            long at = nova.dataOffset(ptr);
+            long lw = region.getLongAcquire(at);
+            if ((lw & (REMOVED | MOVED)) != 0) throw GONE_SIGNAL;
+            if ((lw & LOCKED) != 0) {
+                backOff(spins);
+                continue;
+            }
+            int len = length(lw);
+            boolean inside = offset >= 0 && offset <= len - width;
+            long bits = 0;
+            if (inside) {
+                MemorySegment v = region.slice(at + HEADER, len);
+                bits = switch (width) {
+                    case 1 -> v.get(ValueLayout.JAVA_BYTE, offset);
+                    case 2 -> v.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
+                    case 4 -> v.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
+                    default -> v.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+                };
+            }
+            if (stable(ptr, st, at, lw)) {
+                if (!inside) throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
+                return bits;
+            }
+        }
+    }
+
+    /** {@link #readBits}'s "the slice no longer holds the value" (no stack trace: control flow). */
+    static final RuntimeException GONE_SIGNAL = new RuntimeException("value slice gone", null, false, false) { };
+
     /** The seqlock and Nova re-check (load fence first, inside {@link Nova#validate}). */
     private boolean stable(long ptr, long stamp, long at, long lockWord) {
         return nova.validate(ptr, stamp) && region.getLongPlain(at) == lockWord;
@@ -151,12 +192,12 @@ final class ValueSlices {
             if (st == 0) return LOST;
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
-            long forward = region.getLongPlain(at + 8);
-            if (!nova.validate(ptr, st)) continue;
             if ((lw & MOVED) != 0) {
-                ptr = forward;
+                long forward = region.getLongPlain(at + 8); // written before M's release store
+                if (nova.validate(ptr, st)) ptr = forward;
                 continue;
             }
+            if (!nova.validate(ptr, st)) continue;
             if ((lw & REMOVED) != 0 || Nova.isDeletedStamp(st)) return 0;
             return ptr;
         }
