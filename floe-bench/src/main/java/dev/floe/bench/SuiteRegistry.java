@@ -14,6 +14,7 @@ public final class SuiteRegistry {
 
     private static final List<Suite> SUITES = List.of(
             new dev.floe.bench.somar.SomarSuite(),
+            new dev.floe.bench.map.MapSuite(),
             new AllocSuite());
 
     private SuiteRegistry() {}

@@ -1,0 +1,192 @@
+package dev.floe.bench.map;
+
+import dev.floe.bench.harness.Mode;
+import dev.floe.memory.SizeClasses;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Sizes and memory budgets of one mode.
+ *
+ * <p>Paper (Oak, PPoPP 2020, section 5): 100-byte keys and 1 KB values, keys uniform over a range,
+ * every experiment starts by ingesting half of the range with putIfAbsent from one thread, then
+ * runs the workload for 30 s; all maps get the same RAM budget, Oak and CSLM-OffHeap split it
+ * between the heap and an off-heap pool, CSLM gets it all as heap. Here:
+ * <ul>
+ *   <li>{@code --quick}: 25,000 entries over 50,000 keys (~27 MB of raw data, ~55 MB if a put
+ *       workload inserts the whole range), scans of 1,000 entries, a 256 MiB RAM budget per worker
+ *       JVM (cslm {@code -Xmx256m}; the off-heap implementations 32 MiB of heap + 224 MiB
+ *       off-heap).</li>
+ *   <li>{@code --full}: the RAM budget is 60% of this machine's memory shared by the worker JVMs
+ *       alive at once (one per implementation, plus the fresh JVM of {@code ingest}), at most
+ *       32 GiB each; the off-heap implementations get an eighth of it as heap, the rest off-heap;
+ *       the fill is the paper's 10M entries over 20M keys, but at most as many as fill 40% of the
+ *       off-heap budget with Oak's blocks (so that a put workload inserting the whole range still
+ *       fits); scans of 10,000 entries.</li>
+ * </ul>
+ * The same budget caps {@code ingest}, which fills an empty map from one thread until the memory
+ * runs out (or {@link #ingestSeconds} pass). {@code floe-oak-noreclaim} leaks every removed entry
+ * by design: it gets the off-heap budget plus {@link #noReclaimExtraBytes} and a fresh map for
+ * every run.
+ *
+ * @param keyBytes            bytes per key (100, or {@code floe.bench.map.keyBytes})
+ * @param valueBytes          bytes per value (1000, or {@code floe.bench.map.valueBytes})
+ * @param entries             the fill: entries put before each measured workload
+ * @param range               keys are drawn uniformly from {@code [0, range)}
+ * @param scanLength          entries per scan
+ * @param budgetBytes         the RAM budget of one worker JVM ({@code -Xmx} of cslm)
+ * @param splitHeap           {@code -Xmx} of the off-heap implementations
+ * @param offheapBudget       their off-heap budget (Floe budget, or MapDB's direct-memory cap)
+ * @param noReclaimExtraBytes added to the off-heap budget of {@code floe-oak-noreclaim}
+ * @param ingestSeconds       time limit of one ingest run
+ * @param scale               the fill as a share of the paper's 10M entries
+ */
+record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanLength, long budgetBytes,
+                 long splitHeap, long offheapBudget, long noReclaimExtraBytes, double ingestSeconds, double scale) {
+
+    /** System property (and, upper-cased with dots as underscores, environment variable) for the key size. */
+    static final String KEY_BYTES_PROPERTY = "floe.bench.map.keyBytes";
+    /** System property (and environment variable {@code FLOE_BENCH_MAP_VALUEBYTES}) for the value size. */
+    static final String VALUE_BYTES_PROPERTY = "floe.bench.map.valueBytes";
+    /**
+     * Overrides of the mode's sizes, for short test runs (and experiments): the key range (the fill
+     * is half of it, scans at most a quarter of it) and the ingest time limit in seconds.
+     */
+    static final String RANGE_PROPERTY = "floe.bench.map.range";
+    static final String INGEST_SECONDS_PROPERTY = "floe.bench.map.ingestSeconds";
+    /** The properties a worker JVM inherits from the parent (see {@link #systemProperties}). */
+    private static final List<String> PASSED_ON = List.of(RANGE_PROPERTY, INGEST_SECONDS_PROPERTY);
+    static final int DEFAULT_KEY_BYTES = 100;
+    static final int DEFAULT_VALUE_BYTES = 1000;
+
+    private static final long MIB = 1L << 20;
+    private static final long GIB = 1L << 30;
+    private static final int PAPER_ENTRIES = 10_000_000;
+    private static final long MAX_FULL_BUDGET = 32 * GIB;
+    private static final double MACHINE_SHARE = 0.6;
+    /** Share of the off-heap budget the fill may take (a put workload can double it). */
+    private static final double FILL_SHARE = 0.4;
+    /** Oak's value slices carry 16 bytes of lock word and forward pointer. */
+    static final int OAK_VALUE_HEADER = 16;
+    /** Nova's slice header. */
+    static final int NOVA_HEADER = 8;
+
+    /** The sizes of {@code mode} for one worker JVM (tests, config without a worker count). */
+    static MapSizing of(Mode mode) {
+        return of(mode, 1);
+    }
+
+    /**
+     * The sizes of {@code mode} when {@code liveWorkers} shared worker JVMs are alive at once (the
+     * fresh ingest JVM comes on top of them).
+     */
+    static MapSizing of(Mode mode, int liveWorkers) {
+        MapSizing z = defaults(mode, liveWorkers);
+        String range = System.getProperty(RANGE_PROPERTY);
+        if (range != null) {
+            int r = Integer.parseInt(range.trim());
+            if (r < 4) throw new IllegalArgumentException(RANGE_PROPERTY + " must be at least 4: " + r);
+            z = new MapSizing(z.keyBytes, z.valueBytes, r / 2, r, Math.max(1, Math.min(z.scanLength, r / 4)),
+                    z.budgetBytes, z.splitHeap, z.offheapBudget, z.noReclaimExtraBytes, z.ingestSeconds,
+                    (double) (r / 2) / PAPER_ENTRIES);
+        }
+        String ingest = System.getProperty(INGEST_SECONDS_PROPERTY);
+        if (ingest != null) {
+            z = new MapSizing(z.keyBytes, z.valueBytes, z.entries, z.range, z.scanLength, z.budgetBytes, z.splitHeap,
+                    z.offheapBudget, z.noReclaimExtraBytes, Double.parseDouble(ingest.trim()), z.scale);
+        }
+        return z;
+    }
+
+    /** {@code -D} options that give a worker JVM the same sizes as this one. */
+    List<String> systemProperties() {
+        List<String> args = new ArrayList<>();
+        args.add("-D" + KEY_BYTES_PROPERTY + "=" + keyBytes);
+        args.add("-D" + VALUE_BYTES_PROPERTY + "=" + valueBytes);
+        for (String p : PASSED_ON) {
+            String v = System.getProperty(p);
+            if (v != null) args.add("-D" + p + "=" + v);
+        }
+        return args;
+    }
+
+    private static MapSizing defaults(Mode mode, int liveWorkers) {
+        int k = bytesSetting(KEY_BYTES_PROPERTY, DEFAULT_KEY_BYTES, 8);
+        int v = bytesSetting(VALUE_BYTES_PROPERTY, DEFAULT_VALUE_BYTES, 8);
+        if (mode == Mode.QUICK) {
+            long budget = 256 * MIB;
+            long heap = 32 * MIB;
+            return new MapSizing(k, v, 25_000, 50_000, 1_000, budget, heap, budget - heap, GIB, 30,
+                    25_000.0 / PAPER_ENTRIES);
+        }
+        long machine = physicalMemory();
+        long budget = machine <= 0 ? 4 * GIB
+                : Math.min(MAX_FULL_BUDGET, (long) (MACHINE_SHARE * machine / (Math.max(1, liveWorkers) + 1)));
+        budget = Math.max(256 * MIB, budget / MIB * MIB);
+        long heap = Math.max(32 * MIB, budget / 8 / MIB * MIB);
+        long offheap = budget - heap;
+        int entries = (int) Math.min(PAPER_ENTRIES, (long) (FILL_SHARE * offheap / oakEntryBlockBytes(k, v)));
+        long extra = Math.max(GIB, machine / 4);
+        return new MapSizing(k, v, entries, 2 * entries, 10_000, budget, heap, offheap, extra, 600,
+                (double) entries / PAPER_ENTRIES);
+    }
+
+    /** Raw bytes of one entry (key + value). */
+    long rawEntryBytes() {
+        return (long) keyBytes + valueBytes;
+    }
+
+    /** Allocator bytes Oak needs per entry: a key slice and a value slice, each in its size class. */
+    static long oakEntryBlockBytes(int keyBytes, int valueBytes) {
+        return block(keyBytes + NOVA_HEADER) + block(valueBytes + OAK_VALUE_HEADER + NOVA_HEADER);
+    }
+
+    private static long block(long size) {
+        return size <= SizeClasses.MAX_SMALL ? SizeClasses.blockSize(SizeClasses.classOf(size)) : (size + 4095) / 4096 * 4096;
+    }
+
+    /** The JSON description of these sizes (part of the suite's config). */
+    Map<String, Object> toJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key_bytes", keyBytes);
+        m.put("value_bytes", valueBytes);
+        m.put("range", range);
+        m.put("fill", 0.5);
+        m.put("entries", entries);
+        m.put("scan_entries", scanLength);
+        m.put("ram_budget_bytes", budgetBytes);
+        m.put("cslm_heap_bytes", budgetBytes);
+        m.put("offheap_impl_heap_bytes", splitHeap);
+        m.put("offheap_impl_offheap_budget_bytes", offheapBudget);
+        m.put("noreclaim_offheap_budget_bytes", offheapBudget + noReclaimExtraBytes);
+        m.put("oak_entry_block_bytes", oakEntryBlockBytes(keyBytes, valueBytes));
+        m.put("ingest_time_limit_s", ingestSeconds);
+        m.put("paper_scale", scale);
+        return m;
+    }
+
+    /** A size from the system property, else the environment, else the default. */
+    private static int bytesSetting(String property, int fallback, int min) {
+        String s = System.getProperty(property);
+        if (s == null) s = System.getenv(property.toUpperCase(Locale.ROOT).replace('.', '_'));
+        if (s == null || s.isBlank()) return fallback;
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(property + " is not a number: " + s);
+        }
+        if (n < min || n > 8192) throw new IllegalArgumentException(property + " must be in [" + min + ", 8192]: " + n);
+        return n;
+    }
+
+    private static long physicalMemory() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getTotalMemorySize() : 0;
+    }
+}

@@ -1,0 +1,424 @@
+package dev.floe.bench.map;
+
+import dev.floe.bench.harness.Cell;
+import dev.floe.bench.harness.Comparison;
+import dev.floe.bench.harness.Isolation;
+import dev.floe.bench.harness.MemorySnapshot;
+import dev.floe.bench.harness.Metric;
+import dev.floe.bench.harness.Mode;
+import dev.floe.bench.harness.Ratio;
+import dev.floe.bench.harness.Result;
+import dev.floe.bench.harness.Sample;
+import dev.floe.bench.harness.Settings;
+import dev.floe.bench.harness.Suite;
+import dev.floe.bench.harness.SuiteReport;
+import dev.floe.bench.harness.TargetCheck;
+import dev.floe.bench.harness.TimedRun;
+import dev.floe.bench.harness.Trial;
+import dev.floe.memory.FloeOutOfMemoryException;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The {@code map} suite: the Oak paper's evaluation (PPoPP 2020, section 5) of Floe's
+ * {@link dev.floe.map.OakMap} against {@code ConcurrentSkipListMap} on the heap ({@code cslm}),
+ * the same skiplist with values in Nova slices ({@code cslm-offheap}) and MapDB's off-heap B-tree
+ * ({@code mapdb}); {@code floe-oak-noreclaim} (reclamation off) is the put-delete baseline.
+ *
+ * <p>Workloads ({@link MapWorkload}): {@code put}, {@code put-if-absent}, {@code zc-get},
+ * {@code get-copy}, {@code compute}, {@code mix95}, {@code put-delete}, {@code rw},
+ * {@code scan-asc}, {@code scan-desc} as timed runs at every thread count, and {@code ingest}
+ * (one thread, a fresh JVM per run: how much data the RAM budget holds). Sizes: {@link MapSizing}.
+ *
+ * <p>Runs: every worker JVM hosts one implementation and keeps one map, filled from one thread with
+ * half of the key range (a fixed random choice, inserted in random order with putIfAbsent).
+ * Workloads that grow the map (put, put-if-absent, compute, mix95) get a freshly built and
+ * filled map before every run (warm-up included); the others keep the map across runs, building
+ * it again only after a growing workload. {@code floe-oak-noreclaim} leaks, so it gets a fresh
+ * map before every run; it only measures put-delete (in the other cells it reports 0 ops/s with
+ * {@code extra.not_run = 1}: the harness runs every implementation in every cell). A run that
+ * runs out of memory reports 0 ops/s with {@code extra.out_of_memory = 1}.
+ *
+ * <p>Ratios: {@code floe-oak} against {@code cslm}, {@code cslm-offheap} and {@code mapdb} on
+ * ops/s in every cell (for ingest also on {@code ingested_bytes}), and against
+ * {@code floe-oak-noreclaim} on put-delete. Goals: see {@link #targets}.
+ */
+public final class MapSuite implements Suite {
+
+    static final String OAK = MapImpl.FLOE_OAK.label();
+    static final String CSLM = MapImpl.CSLM.label();
+    static final String NORECLAIM = MapImpl.FLOE_OAK_NORECLAIM.label();
+    private static final List<String> RATIO_AGAINST = List.of(CSLM, MapImpl.CSLM_OFFHEAP.label(), MapImpl.MAPDB.label());
+    private static final long FILL_SEED = 42;
+
+    /** A ratio goal: floe-oak's ratio to {@code vs} on {@code metric} in {@code workload} at least {@code min}. */
+    private record RatioGoal(String target, String workload, String vs, Metric metric, double min, String description) {}
+
+    private static final List<RatioGoal> RATIO_GOALS = List.of(
+            new RatioGoal("zc-get-vs-cslm", "zc-get", CSLM, Metric.OPS_PER_S, 2.0, OAK + " >= 2x cslm ops/s"),
+            new RatioGoal("put-vs-cslm", "put", CSLM, Metric.OPS_PER_S, 2.0, OAK + " >= 2x cslm ops/s"),
+            new RatioGoal("mix95-vs-cslm", "mix95", CSLM, Metric.OPS_PER_S, 2.0, OAK + " >= 2x cslm ops/s"),
+            new RatioGoal("compute-vs-cslm", "compute", CSLM, Metric.OPS_PER_S, 1.6, OAK + " >= 1.6x cslm (merge) ops/s"),
+            new RatioGoal("scan-desc-vs-cslm", "scan-desc", CSLM, Metric.OPS_PER_S, 10.0, OAK + " >= 10x cslm scans/s"),
+            new RatioGoal("scan-asc-vs-cslm", "scan-asc", CSLM, Metric.OPS_PER_S, 1.0, OAK + " >= 1x cslm scans/s"),
+            new RatioGoal("reclaim-overhead", "put-delete", NORECLAIM, Metric.OPS_PER_S, 0.9,
+                    OAK + " within 10% of floe-oak-noreclaim ops/s"),
+            new RatioGoal("capacity-vs-cslm", "ingest", CSLM, Ingest.INGESTED_BYTES, 1.3,
+                    OAK + " holds >= 1.3x the data of cslm in the same RAM budget"));
+
+    /** Off-heap bytes per raw key+value byte after the fill (floe-oak, zc-get). */
+    static final double MAX_OFFHEAP_PER_RAW = 1.15;
+    /** Largest RSS over the first sample of a floe-oak put-delete run. */
+    static final double MAX_RSS_FLAT_RATIO = 1.10;
+
+    // Worker-side state: this worker's map, kept across runs while valid.
+    private MapImpl currentImpl;
+    private Mode currentMode;
+    private MapSizing currentSizing;
+    private MapUnderTest current;
+    /** The map is no longer the fill (a growing workload ran on it). */
+    private boolean dirty;
+    /** The one-time JIT warm-up of this worker ran ({@link #warmUpJit}). */
+    private boolean jitWarm;
+    private long runCounter;
+
+    @Override
+    public String name() {
+        return "map";
+    }
+
+    @Override
+    public String description() {
+        return "Oak map (Oak paper 5): floe-oak vs ConcurrentSkipListMap on-/off-heap and MapDB, 100 B keys / 1 KB values";
+    }
+
+    @Override
+    public List<String> impls() {
+        return MapImpl.labels();
+    }
+
+    @Override
+    public Settings defaults(Mode mode) {
+        if (mode == Mode.FULL) return new Settings(mode, 10, 5, 3, Settings.fullThreads(), impls());
+        return new Settings(mode, 0.4, 0.2, 3, List.of(1, 2), impls());
+    }
+
+    @Override
+    public Map<String, Object> config(Settings s) {
+        MapSizing z = MapSizing.of(s.mode(), s.impls().size());
+        Map<String, Object> m = new LinkedHashMap<>(z.toJson());
+        m.put("scaling", s.mode() == Mode.QUICK
+                ? "quick: 25,000 entries over 50,000 keys (paper 10M / 20M), scans of 1,000 entries (paper 10,000), "
+                  + "0.4 s runs after 0.2 s warm-up (paper 30 s), RAM budget 256 MiB per worker: cslm -Xmx256m, "
+                  + "off-heap implementations -Xmx32m + 224 MiB off-heap"
+                : "full: RAM budget per worker = 60% of machine memory / (shared workers + the ingest JVM), at most "
+                  + "32 GiB, an eighth of it heap for the off-heap implementations; fill = the paper's 10M entries "
+                  + "capped at 40% of the off-heap budget in Oak blocks (paper_scale = fill / 10M); scans of 10,000");
+        m.put("paper", "Oak (PPoPP 2020) section 5: 100 B keys, 1 KB values, keys uniform over a range, half of it "
+                + "ingested with putIfAbsent from one thread, 30 s runs, median of 5; same RAM budget for all, Oak and "
+                + "CSLM-OffHeap split it heap / off-heap, CSLM gets it all as heap");
+        m.put("keys", "key id big-endian in the first 8 bytes, fixed filler after; unsigned lexicographic order "
+                + "(first word as an unsigned long, then the rest; Oak's order prefix = the first word); uniform over "
+                + "the range, seeded per thread and run (same streams for every implementation)");
+        m.put("fill_method", "half of the range, a fixed random choice (seed " + FILL_SEED + "), inserted in random order with "
+                + "putIfAbsent from one thread; rebuilt before every run of put, put-if-absent, compute and mix95 "
+                + "(they grow the map) and after them; floe-oak-noreclaim rebuilt before every run");
+        m.put("operations", "floe-oak: zc().put / putIfAbsent / remove (no old value), zc().get(k).getLong(0) (zc-get), "
+                + "legacy get (get-copy: a deserialized byte[]), zc().putIfAbsentComputeIfPresent with an in-place "
+                + "8-byte increment (compute), zc().tailMap(k, true).valueStreamSet() of the map or its descendingMap() "
+                + "(scans); cslm / cslm-offheap / mapdb: put, containsKey + putIfAbsent (put-if-absent; mapdb "
+                + "putIfAbsentBoolean), get (zc-get reads the stored array; get-copy copies it), merge with an "
+                + "incremented copy (compute; cslm-offheap: atomic add in the Nova slice), tailMap(k, true).values() "
+                + "of the map or its descendingMap(); every read reads the value's first 8 bytes");
+        m.put("cslm_offheap", "ConcurrentSkipListMap<byte[], ref>, on-heap keys, values in Nova slices (Floe allocator, "
+                + "the off-heap budget); put swaps in a new slice and deletes the old one");
+        m.put("mapdb", "MapDB 3.1 BTreeMap, DBMaker.memoryDirectDB(), Serializer.BYTE_ARRAY keys and values, "
+                + "valuesOutsideNodesEnable(); off-heap capped by -XX:MaxDirectMemorySize; off-heap figures from the "
+                + "JVM's direct buffer pool");
+        m.put("ingest", "fresh JVM per run, one thread, putIfAbsent of new keys in random order into an empty map "
+                + "until the Java heap, the off-heap budget or the time limit runs out; ingested_bytes = entries x "
+                + "(key + value bytes)");
+        m.put("memory", "per result at the end of the window: rss, heap used, off-heap committed/live (Floe "
+                + "MemoryStats; mapdb: direct buffer pool). extra: entries, gc_ms, gc_count, heap_after_gc_bytes, "
+                + "alloc_bytes_per_op; floe-oak: offheap_footprint_bytes (OakMap.offHeapFootprint), "
+                + "offheap_live_per_raw (allocator live bytes / raw key+value bytes), footprint_per_raw; scans: "
+                + "entries_per_s; put-delete: rss_first/last/min/max_bytes, rss_samples and rss_flat_ratio (max / "
+                + "first) of VmRSS sampled during the measured window (after the warm-up)");
+        m.put("not_run", "floe-oak-noreclaim measures put-delete only; its other cells carry extra.not_run = 1");
+        Map<String, Object> jvm = new LinkedHashMap<>();
+        for (String impl : s.impls()) jvm.put(impl, String.join(" ", MapImpl.byLabel(impl).jvmArgs(z)));
+        m.put("jvm_args", jvm);
+        m.put("isolation", "one worker JVM per implementation; ingest: a fresh JVM per run");
+        return m;
+    }
+
+    /**
+     * System property restricting the suite to some workloads (comma-separated names), e.g. for a
+     * long put-delete RSS run; the CLI has no workload option.
+     */
+    static final String WORKLOADS_PROPERTY = "floe.bench.map.workloads";
+
+    @Override
+    public List<Cell> cells(Settings s) {
+        List<String> only = selectedWorkloads();
+        List<Cell> cells = new ArrayList<>();
+        for (MapWorkload w : MapWorkload.values()) {
+            if (only != null && !only.contains(w.label())) continue;
+            if (w == MapWorkload.INGEST) {
+                cells.add(new Cell(w.label(), 1, Isolation.FRESH_JVM));
+                continue;
+            }
+            for (int t : s.threads()) cells.add(new Cell(w.label(), t, Isolation.SHARED_WORKER));
+        }
+        return cells;
+    }
+
+    /** The workloads named by {@link #WORKLOADS_PROPERTY}, or null for all. */
+    private static List<String> selectedWorkloads() {
+        String p = System.getProperty(WORKLOADS_PROPERTY);
+        if (p == null || p.isBlank()) return null;
+        List<String> names = new ArrayList<>();
+        for (String n : p.split(",")) {
+            String name = n.trim();
+            if (name.isEmpty()) continue;
+            MapWorkload.byLabel(name); // fails on an unknown name
+            names.add(name);
+        }
+        return names;
+    }
+
+    @Override
+    public List<Comparison> comparisons(Cell cell, List<String> impls) {
+        List<Comparison> out = new ArrayList<>();
+        if (!impls.contains(OAK)) return out;
+        boolean ingest = cell.workload().equals(MapWorkload.INGEST.label());
+        for (String vs : RATIO_AGAINST) {
+            if (!impls.contains(vs)) continue;
+            out.add(new Comparison(OAK, vs, Metric.OPS_PER_S));
+            if (ingest) out.add(new Comparison(OAK, vs, Ingest.INGESTED_BYTES));
+        }
+        if (cell.workload().equals(MapWorkload.PUT_DELETE.label()) && impls.contains(NORECLAIM)) {
+            out.add(new Comparison(OAK, NORECLAIM, Metric.OPS_PER_S));
+        }
+        return out;
+    }
+
+    @Override
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
+        return MapImpl.byLabel(impl).jvmArgs(MapSizing.of(mode, liveWorkers));
+    }
+
+    @Override
+    public List<String> jvmArgs(String impl) {
+        return jvmArgs(impl, Mode.QUICK, 1);
+    }
+
+    /**
+     * The goals (issue: the Oak map), each at every thread count measured: floe-oak at least 2x
+     * cslm on zc-get, put and mix95, 1.6x on compute, 10x on scan-desc, 1x on scan-asc; put-delete
+     * within 10% of floe-oak-noreclaim; ingest: 1.3x the data of cslm in the same RAM budget;
+     * after the fill (zc-get, first thread count) the allocator's live bytes at most 1.15x the raw
+     * key+value bytes; put-delete RSS flat within 10% during the measured window.
+     */
+    @Override
+    public List<TargetCheck> targets(SuiteReport report) {
+        List<TargetCheck> checks = new ArrayList<>();
+        for (RatioGoal g : RATIO_GOALS) {
+            for (Ratio r : report.ratios()) {
+                if (r.workload().equals(g.workload()) && r.impl().equals(OAK) && r.vs().equals(g.vs())
+                        && r.metric().equals(g.metric().name())) {
+                    checks.add(new TargetCheck(g.target(), g.description(), r.workload(), r.threads(), OAK, g.vs(),
+                            g.metric().name() + "_ratio", r.medianRatio(), ">=", g.min()));
+                }
+            }
+        }
+        for (Result r : report.results()) {
+            if (r.impl().equals(OAK) && r.workload().equals(MapWorkload.ZC_GET.label())
+                    && r.extra().containsKey("offheap_live_per_raw")
+                    && checks.stream().noneMatch(c -> c.target().equals("offheap-overhead"))) {
+                checks.add(new TargetCheck("offheap-overhead", OAK + " off-heap live bytes within 15% of raw key+value "
+                        + "bytes after the fill", r.workload(), r.threads(), OAK, null, "offheap_live_per_raw",
+                        r.extra().get("offheap_live_per_raw"), "<=", MAX_OFFHEAP_PER_RAW));
+            }
+        }
+        for (Result r : report.results()) {
+            if (r.impl().equals(OAK) && r.workload().equals(MapWorkload.PUT_DELETE.label())
+                    && r.extra().containsKey("rss_flat_ratio")) {
+                checks.add(new TargetCheck("rss-flat", OAK + " put-delete RSS flat within 10% (max / first sample)",
+                        r.workload(), r.threads(), OAK, null, "rss_flat_ratio", r.extra().get("rss_flat_ratio"),
+                        "<=", MAX_RSS_FLAT_RATIO));
+            }
+        }
+        return checks;
+    }
+
+    // ---- worker side -----------------------------------------------------------------------------
+
+    @Override
+    public Sample measure(Trial trial) throws Exception {
+        MapImpl impl = MapImpl.byLabel(trial.impl());
+        MapWorkload w = MapWorkload.byLabel(trial.workload());
+        MapSizing z = MapSizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1));
+        if (!impl.runs(w)) return notRun();
+        if (w == MapWorkload.INGEST) {
+            drop();
+            return Ingest.run(impl, z);
+        }
+        try {
+            boolean fresh = w.grows() || impl.freshMapPerRun();
+            String what = impl.label() + " " + w.label() + " t=" + trial.threads();
+            if (!jitWarm) warmUpJit(impl, trial.mode(), z, trial.threads());
+            if (trial.warmupSeconds() > 0) {
+                MapUnderTest map = map(impl, trial.mode(), z, fresh);
+                List<OpTask> warm = tasks(map, w, z, trial.threads());
+                if (w.grows()) dirty = true;
+                Watchdog.run(() -> TimedRun.run(warm, trial.warmupSeconds(), () -> null),
+                        Watchdog.limitFor(trial.warmupSeconds()), what + " (warm-up)");
+            }
+            MapUnderTest map = map(impl, trial.mode(), z, fresh);
+            List<OpTask> tasks = tasks(map, w, z, trial.threads());
+            GcTotals before = GcTotals.now();
+            RssSampler rss = w == MapWorkload.PUT_DELETE ? RssSampler.start(trial.durationSeconds()) : null;
+            TimedRun.Outcome o;
+            try {
+                o = Watchdog.run(() -> TimedRun.run(tasks, trial.durationSeconds(),
+                                () -> MemorySnapshot.capture(map.offheapCommittedBytes(), map.offheapLiveBytes())),
+                        Watchdog.limitFor(trial.durationSeconds()), what);
+            } finally {
+                if (rss != null) rss.close();
+                if (w.grows()) dirty = true;
+            }
+            GcTotals gc = GcTotals.now().minus(before);
+            Map<String, Double> extra = new LinkedHashMap<>();
+            long entries = map.size();
+            extra.put("entries", (double) entries);
+            extra.put("gc_ms", (double) gc.millis());
+            extra.put("gc_count", (double) gc.count());
+            extra.put("heap_after_gc_bytes", (double) GcTotals.heapAfterLastGc());
+            long allocated = 0, scanned = 0;
+            for (OpTask t : tasks) {
+                allocated = allocated < 0 || t.allocatedBytes() < 0 ? -1 : allocated + t.allocatedBytes();
+                scanned += t.scannedEntries();
+            }
+            if (allocated >= 0 && o.ops() > 0) extra.put("alloc_bytes_per_op", (double) allocated / o.ops());
+            if (w.scan()) extra.put("entries_per_s", scanned * 1e9 / o.nanos());
+            extra.putAll(map.extra());
+            if (rss != null) extra.putAll(RssSampler.summarize(rss.samples()));
+            if (impl.freshMapPerRun()) drop(); // do not keep a leaking map's memory
+            return new Sample(Map.of(Metric.OPS_PER_S.name(), o.opsPerSecond()), o.memory(), extra);
+        } catch (OutOfMemoryError | FloeOutOfMemoryException e) {
+            return outOfMemory(trial, e);
+        } catch (RuntimeException e) {
+            if (!isOutOfMemory(e)) throw e;
+            return outOfMemory(trial, e);
+        }
+    }
+
+    /**
+     * Once per worker JVM, before its first measured cell: every timed workload for a tenth of
+     * {@link #jitWarmupSeconds} on a filled map, so that the JIT has compiled every operation
+     * of the implementation before any cell's own (short) warm-up. Without it the first cells
+     * measure the compilers (a cold JVM ran put-delete at a third of its warm speed after a
+     * 0.2 s warm-up). The map is refilled after the workloads that grow it, and afterwards.
+     */
+    private void warmUpJit(MapImpl impl, Mode mode, MapSizing z, int threads) throws Exception {
+        jitWarm = true;
+        double each = jitWarmupSeconds(mode) / 10;
+        for (MapWorkload w : MapWorkload.values()) {
+            if (w == MapWorkload.INGEST) continue;
+            MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());
+            List<OpTask> tasks = tasks(map, w, z, threads);
+            if (w.grows()) dirty = true;
+            Watchdog.run(() -> TimedRun.run(tasks, each, () -> null), Watchdog.limitFor(each),
+                    impl.label() + " " + w.label() + " (JIT warm-up)");
+        }
+        dirty = true; // the first cell starts from a fresh fill
+    }
+
+    /** Seconds of the per-worker JIT warm-up: 1 in quick mode, 5 in full mode. */
+    static double jitWarmupSeconds(Mode mode) {
+        return mode == Mode.QUICK ? 1.0 : 5.0;
+    }
+
+    private Sample outOfMemory(Trial trial, Throwable e) {
+        drop();
+        System.gc();
+        System.err.println("map: " + trial.impl() + " ran out of memory on " + trial.workload() + ": " + e);
+        return new Sample(Map.of(Metric.OPS_PER_S.name(), 0.0), MemorySnapshot.capture(0, 0),
+                Map.of("out_of_memory", 1.0));
+    }
+
+    /** MapDB wraps a full direct-memory cap in its own exception. */
+    private static boolean isOutOfMemory(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError || t instanceof FloeOutOfMemoryException) return true;
+            if (t.getClass().getName().equals("org.mapdb.DBException$OutOfMemory")) return true;
+        }
+        return false;
+    }
+
+    private static Sample notRun() {
+        return new Sample(Map.of(Metric.OPS_PER_S.name(), 0.0), MemorySnapshot.capture(0, 0), Map.of("not_run", 1.0));
+    }
+
+    private List<OpTask> tasks(MapUnderTest map, MapWorkload w, MapSizing z, int threads) {
+        long run = ++runCounter;
+        List<OpTask> tasks = new ArrayList<>();
+        for (int t = 0; t < threads; t++) tasks.add(new OpTask(map, w, z, run * 1_000_003L + t * 7919L));
+        return tasks;
+    }
+
+    /** This worker's map for the next run: kept when it still holds the fill, else built and filled. */
+    private MapUnderTest map(MapImpl impl, Mode mode, MapSizing z, boolean fresh) {
+        if (current != null && (fresh || dirty || impl != currentImpl || mode != currentMode || !z.equals(currentSizing))) {
+            drop();
+        }
+        if (current == null) {
+            MapUnderTest map = impl.open(z);
+            try {
+                fill(map, z, FILL_SEED);
+            } catch (RuntimeException | Error e) {
+                map.close();
+                throw e;
+            }
+            current = map;
+            currentImpl = impl;
+            currentMode = mode;
+            currentSizing = z;
+            dirty = false;
+        }
+        return current;
+    }
+
+    private void drop() {
+        MapUnderTest old = current;
+        current = null;
+        if (old != null) old.close();
+    }
+
+    /**
+     * Puts {@code z.entries()} distinct keys chosen uniformly from {@code [0, z.range())}, in
+     * random order, with putIfAbsent from this thread (the paper's ingestion stage).
+     */
+    static void fill(MapUnderTest map, MapSizing z, long seed) {
+        int range = z.range();
+        int entries = z.entries();
+        int[] ids = new int[range];
+        for (int i = 0; i < range; i++) ids[i] = i;
+        SplittableRandom r = new SplittableRandom(seed);
+        for (int i = 0; i < entries; i++) { // the first `entries` of a random permutation, in random order
+            int j = i + r.nextInt(range - i);
+            int x = ids[i];
+            ids[i] = ids[j];
+            ids[j] = x;
+        }
+        Probe p = new Probe(z.keyBytes(), z.valueBytes());
+        for (int i = 0; i < entries; i++) {
+            if (!map.putIfAbsent(p.key(ids[i]))) throw new IllegalStateException("fill key " + ids[i] + " was present");
+        }
+    }
+}

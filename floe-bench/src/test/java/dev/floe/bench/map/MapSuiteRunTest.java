@@ -1,0 +1,113 @@
+package dev.floe.bench.map;
+
+import dev.floe.bench.harness.Json;
+import dev.floe.bench.harness.Machine;
+import dev.floe.bench.harness.Mode;
+import dev.floe.bench.harness.Progress;
+import dev.floe.bench.harness.Report;
+import dev.floe.bench.harness.Settings;
+import dev.floe.bench.harness.SuiteReport;
+import dev.floe.bench.harness.SuiteRunner;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A tiny real run of the map suite through worker JVMs (4,000 keys, 50 ms runs, 20 ms warm-up,
+ * one run, one thread, every implementation, ingest stopped after 0.3 s): every workload yields a
+ * result per implementation, every ratio and every goal is there, and all of it reaches the JSON.
+ */
+class MapSuiteRunTest {
+
+    @AfterEach
+    void clearOverrides() {
+        System.clearProperty(MapSizing.RANGE_PROPERTY);
+        System.clearProperty(MapSizing.INGEST_SECONDS_PROPERTY);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void tinyRunReportsEveryResultRatioAndGoal() throws Exception {
+        System.setProperty(MapSizing.RANGE_PROPERTY, "4000");
+        System.setProperty(MapSizing.INGEST_SECONDS_PROPERTY, "0.3");
+        MapSuite suite = new MapSuite();
+        List<String> impls = MapImpl.labels();
+        Settings settings = new Settings(Mode.QUICK, 0.05, 0.02, 1, List.of(1), impls);
+        SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
+        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report));
+
+        Map<String, Object> root = Json.parseObject(Json.pretty(doc.toJson()));
+        Map<String, Object> s = ((List<Map<String, Object>>) root.get("suites")).getFirst();
+        assertEquals("map", s.get("suite"));
+        Map<String, Object> config = (Map<String, Object>) s.get("config");
+        assertEquals(100, ((Number) config.get("key_bytes")).intValue());
+        assertEquals(1000, ((Number) config.get("value_bytes")).intValue());
+        assertEquals(4000, ((Number) config.get("range")).intValue());
+        assertEquals(2000, ((Number) config.get("entries")).intValue());
+        assertTrue(((Map<String, Object>) config.get("jvm_args")).get("cslm").toString().contains("-Xmx256m"));
+        assertTrue(((Map<String, Object>) config.get("jvm_args")).get("floe-oak").toString().contains("-Xmx32m"));
+
+        Set<String> results = new HashSet<>();
+        for (Map<String, Object> r : (List<Map<String, Object>>) s.get("results")) {
+            String impl = (String) r.get("impl");
+            String workload = (String) r.get("workload");
+            results.add(workload + "/" + impl + "/" + r.get("threads"));
+            Map<String, Object> extra = (Map<String, Object>) r.get("extra");
+            double ops = ((Number) ((Map<String, Object>) r.get("ops_per_s")).get("median")).doubleValue();
+            boolean runs = MapImpl.byLabel(impl).runs(MapWorkload.byLabel(workload));
+            if (!runs) {
+                assertEquals(1.0, ((Number) extra.get("not_run")).doubleValue(), "not_run in " + r);
+                continue;
+            }
+            assertTrue(ops > 0, "no progress in " + r);
+            if (workload.equals("ingest")) {
+                assertTrue(((Number) extra.get("ingested_bytes")).doubleValue() > 0, "ingested in " + r);
+                continue;
+            }
+            assertTrue(((Number) extra.get("entries")).longValue() > 0, "entries in " + r);
+            Map<String, Object> memory = (Map<String, Object>) r.get("memory");
+            assertTrue(((Number) memory.get("rss_bytes")).longValue() > 0, "rss in " + r);
+            if (impl.equals("floe-oak")) {
+                assertTrue(((Number) memory.get("offheap_live_bytes")).longValue() > 0, "off-heap in " + r);
+                assertTrue(extra.containsKey("offheap_live_per_raw"), "footprint in " + r);
+            }
+            if (workload.equals("put-delete")) assertTrue(extra.containsKey("rss_flat_ratio"), "rss samples in " + r);
+            if (workload.startsWith("scan")) assertTrue(extra.containsKey("entries_per_s"), "scanned in " + r);
+        }
+        Set<String> expected = new HashSet<>();
+        for (String w : MapWorkload.labels()) {
+            for (String impl : impls) expected.add(w + "/" + impl + "/1");
+        }
+        assertEquals(expected, results);
+
+        Set<String> ratios = new HashSet<>();
+        for (Map<String, Object> q : (List<Map<String, Object>>) s.get("ratios")) {
+            assertEquals("floe-oak", q.get("impl"));
+            ratios.add(q.get("workload") + "/" + q.get("vs") + "/" + q.get("metric"));
+        }
+        Set<String> expectedRatios = new HashSet<>();
+        for (String w : MapWorkload.labels()) {
+            for (String vs : List.of("cslm", "cslm-offheap", "mapdb")) {
+                expectedRatios.add(w + "/" + vs + "/ops_per_s");
+                if (w.equals("ingest")) expectedRatios.add(w + "/" + vs + "/ingested_bytes");
+            }
+        }
+        expectedRatios.add("put-delete/floe-oak-noreclaim/ops_per_s");
+        assertEquals(expectedRatios, ratios);
+
+        Set<String> targets = new HashSet<>();
+        for (Map<String, Object> t : (List<Map<String, Object>>) s.get("targets")) {
+            targets.add((String) t.get("target"));
+            assertTrue(t.get("met") instanceof Boolean, "verdict in " + t);
+        }
+        assertEquals(Set.of("zc-get-vs-cslm", "put-vs-cslm", "mix95-vs-cslm", "compute-vs-cslm", "scan-desc-vs-cslm",
+                "scan-asc-vs-cslm", "reclaim-overhead", "capacity-vs-cslm", "offheap-overhead", "rss-flat"), targets);
+    }
+}
