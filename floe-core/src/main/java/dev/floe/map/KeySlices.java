@@ -79,8 +79,8 @@ final class KeySlices<K> {
      * throws on a key that turned out invalid is discarded (RETRY); on a valid key it propagates.
      */
     int compare(Object probe, long keyPtr) {
-        long stamp = nova.beginRead(keyPtr);
-        if (stamp == 0) return RETRY;
+        long stamp = nova.beginReadOwned(keyPtr); // the map's own pointer: no geometry lookup
+        if (stamp == 0 || Nova.isDeletedStamp(stamp)) return RETRY;
         int c;
         try {
             c = compareProbe(probe, nova.readView(keyPtr, stamp));

@@ -94,7 +94,7 @@ final class ValueSlices {
 
     /** Capacity of the value slice {@code ptr} (the caller owns or protects it). */
     int capacity(long ptr) {
-        long st = nova.beginReadAny(ptr);
+        long st = nova.beginReadOwned(ptr);
         return st == 0 ? 0 : (int) (Nova.stampLength(st) - HEADER);
     }
 
@@ -116,7 +116,7 @@ final class ValueSlices {
      */
     Object read(long ptr, Function<MemorySegment, ?> reader) {
         for (int spins = 0; ; spins++) {
-            long st = nova.beginReadAny(ptr);
+            long st = nova.beginReadOwned(ptr);
             if (st == 0 || Nova.isDeletedStamp(st)) return GONE;
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
@@ -145,7 +145,7 @@ final class ValueSlices {
      */
     long readBits(long ptr, long offset, int width) {
         for (int spins = 0; ; spins++) {
-            long st = nova.beginReadAny(ptr);
+            long st = nova.beginReadOwned(ptr);
             if (st == 0 || Nova.isDeletedStamp(st)) throw GONE_SIGNAL;
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
@@ -188,7 +188,7 @@ final class ValueSlices {
      */
     long resolve(long ptr) {
         while (true) {
-            long st = nova.beginReadAny(ptr);
+            long st = nova.beginReadOwned(ptr);
             if (st == 0) return LOST;
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
@@ -206,7 +206,7 @@ final class ValueSlices {
     /** Whether the value in {@code ptr} is present (not removed); follows no moves. */
     boolean isLive(long ptr) {
         while (true) {
-            long st = nova.beginReadAny(ptr);
+            long st = nova.beginReadOwned(ptr);
             if (st == 0) return false;
             long lw = region.getLongAcquire(nova.dataOffset(ptr));
             if (!nova.validate(ptr, st)) continue;

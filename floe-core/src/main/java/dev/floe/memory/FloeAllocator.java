@@ -52,6 +52,8 @@ import javax.management.ObjectName;
  * it, {@link RegionMode#AUTO} falls back to {@link RegionMode#ARENA_CHUNKS} silently.
  */
 public final class FloeAllocator implements AutoCloseable {
+    /** See {@link #recarvesEmptySuperblocks()}. */
+    private final boolean recarve;
     /** Default reserved address space: 256 GiB (costs no memory: MAP_NORESERVE). */
     public static final long DEFAULT_REGION_SIZE = 256L << 30;
     /** Default superblock size: 256 KiB (LRMalloc's uniform superblock size). */
@@ -75,6 +77,7 @@ public final class FloeAllocator implements AutoCloseable {
         long smallLimit = (b.regionSize / 2) & -b.superblockSize;
         this.budget = new Budget(b.budget, this::liveBytes);
         this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve);
+        this.recarve = b.recarve;
         this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
         this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
         this.maxAllocation = b.regionSize - smallLimit;
@@ -241,6 +244,15 @@ public final class FloeAllocator implements AutoCloseable {
 
     public RegionMode mode() {
         return region.mode();
+    }
+
+    /**
+     * Whether emptied superblocks may be re-carved for another size class
+     * ({@link Builder#recarveEmptySuperblocks}); if not, every block start stays a block start of
+     * the same size for the life of the region (ARCHITECTURE.md invariant 3).
+     */
+    public boolean recarvesEmptySuperblocks() {
+        return recarve;
     }
 
     public boolean isClosed() {

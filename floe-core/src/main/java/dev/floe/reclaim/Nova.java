@@ -169,6 +169,17 @@ public final class Nova extends RetiringSomar {
         return access.incarnationHeaderAcquire(ptr);
     }
 
+    /**
+     * {@link #beginReadAny} for a pointer this caller got from {@link #allocate} and stored itself
+     * (a data structure's own entries; never a pointer from outside): skips the block-geometry
+     * lookup when the allocator keeps block positions stable, because such a pointer always
+     * names a real block start of its size. A forged pointer must go through
+     * {@link #beginReadAny}, which checks it.
+     */
+    public long beginReadOwned(long ptr) {
+        return access.ownedIncarnationHeaderAcquire(ptr);
+    }
+
     /** Whether a stamp from {@link #beginReadAny} describes a deleted slice. */
     public static boolean isDeletedStamp(long stamp) {
         return SliceHeader.isDeleted(stamp);

@@ -50,6 +50,8 @@ final class SliceAccess {
     final EraClock clock;
     /** The random magic every live header carries in magic-number mode, else 0. */
     private final long magic;
+    /** Whether block starts never change size (the allocator does not re-carve superblocks). */
+    private final boolean stableGeometry;
     /** Offset of the state word in the header: 0, or 8 behind the magic. */
     private final long state;
     /** Header bytes in front of the data: 8, or 16 with the magic. */
@@ -66,6 +68,7 @@ final class SliceAccess {
         this.region = allocator.region();
         this.clock = CLOCKS.computeIfAbsent(allocator, a -> new EraClock());
         this.magic = magicNumbers ? randomMagic() : 0;
+        this.stableGeometry = !allocator.recarvesEmptySuperblocks();
         this.state = magicNumbers ? 8 : 0;
         this.headerBytes = magicNumbers ? 16 : 8;
     }
@@ -138,6 +141,20 @@ final class SliceAccess {
         if (block == 0) return 0;
         long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
         return valid(h & ~SliceHeader.DELETED, ptr, block) ? h : 0;
+    }
+
+    /**
+     * {@link #incarnationHeaderAcquire} for a pointer the caller obtained from {@link #allocate}
+     * itself and stored (never forged): with stable superblock geometry (no re-carving, invariant
+     * 3) its header offset is a block start of the size it was allocated with for the life of the
+     * region, so the geometry lookup is skipped; the version match alone tells whether the block
+     * still holds this incarnation (whose length was checked when it was allocated).
+     */
+    long ownedIncarnationHeaderAcquire(long ptr) {
+        if (!stableGeometry || magic != 0) return incarnationHeaderAcquire(ptr);
+        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
+        return SliceHeader.matches(h & ~SliceHeader.DELETED, ptr) ? h : 0;
     }
 
     /**

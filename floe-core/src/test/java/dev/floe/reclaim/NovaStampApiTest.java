@@ -1,0 +1,86 @@
+package dev.floe.reclaim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.RegionMode;
+import java.lang.foreign.ValueLayout;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Nova's lambda-free access (the stamp API the map layer uses): beginRead / validate,
+ * beginReadAny and beginReadOwned on live, deleted and reused slices, protect / unprotect, and
+ * that none of them accepts a random long.
+ */
+class NovaStampApiTest {
+    private FloeAllocator alloc;
+    private Nova nova;
+
+    @BeforeEach
+    void open() {
+        alloc = NovaTestSupport.open(dev.floe.memory.Region.detectMode());
+        nova = new Nova(alloc, 1); // batch 1: a delete frees at once (when unprotected)
+    }
+
+    @AfterEach
+    void close() {
+        alloc.close();
+    }
+
+    @Test
+    void liveSliceReadsAndValidates() {
+        long p = nova.allocate(24);
+        long st = nova.beginRead(p);
+        assertNotEquals(0, st);
+        assertEquals(24, Nova.stampLength(st));
+        nova.writeView(p, st).set(ValueLayout.JAVA_LONG, 0, 42L);
+        assertEquals(42L, nova.readView(p, st).get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(42L, nova.region().getLongPlain(nova.dataOffset(p)));
+        assertTrue(nova.validate(p, st));
+        assertEquals(st, nova.beginReadAny(p));
+        assertEquals(st, nova.beginReadOwned(p));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void deleteFailsValidationAndReuseHidesTheSlice(boolean owned) {
+        long p = nova.allocate(24);
+        long st = nova.beginRead(p);
+        int slot = nova.protect(p);
+        assertTrue(slot >= 0);
+        assertTrue(nova.delete(p));
+        assertFalse(nova.validate(p, st), "deleted since the stamp");
+        assertEquals(0, nova.beginRead(p));
+        long any = owned ? nova.beginReadOwned(p) : nova.beginReadAny(p);
+        assertTrue(any != 0 && Nova.isDeletedStamp(any), "deleted but not reused: still readable as deleted");
+        assertEquals(-1, nova.protect(p), "a deleted slice cannot be protected");
+        nova.unprotect(slot);
+        nova.reclaimNow();
+        long q;
+        do {
+            q = nova.allocate(24); // reuse the block
+        } while (SafePointer.headerOffset(q) != SafePointer.headerOffset(p));
+        assertNotEquals(p, q, "a reused block has a new version");
+        assertEquals(0, owned ? nova.beginReadOwned(p) : nova.beginReadAny(p), "reused: the old pointer names nothing");
+        assertNotEquals(0, nova.beginReadOwned(q));
+    }
+
+    @Test
+    void randomLongsNeverValidate() {
+        Random r = new Random(7);
+        for (int i = 0; i < 20_000; i++) {
+            long x = r.nextLong();
+            assertEquals(0, nova.beginRead(x));
+            assertEquals(0, nova.beginReadAny(x));
+            assertEquals(-1, nova.protect(x));
+        }
+    }
+}
