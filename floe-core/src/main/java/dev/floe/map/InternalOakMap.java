@@ -231,12 +231,16 @@ final class InternalOakMap<K, V> {
                 if (r == Chunk.RETRY) continue;
                 if (r > 0) {
                     long p = c.value(r);
-                    if (p != 0 && values.isLive(p)) { // case 1: present
-                        if (mode == IfPresent.KEEP && !wantOld) return Boolean.FALSE;
-                        Object done = updatePresent(key, p, value, compute, mode, wantOld);
-                        if (done != null) return done == NONE ? null : done;
-                        continue; // removed meanwhile
+                    if (p != 0) { // case 1 if p is present
+                        if (mode == IfPresent.KEEP && !wantOld) {
+                            if (values.isLive(p)) return Boolean.FALSE;
+                        } else {
+                            // lock it: the lock itself tells whether it is present (null: removed)
+                            Object done = updatePresent(key, p, value, compute, mode, wantOld);
+                            if (done != null) return done == NONE ? null : done;
+                        }
                     }
+                    // case 2: no value, or a removed one: install ours in the entry
                     if (newValue == 0) newValue = newValue(value);
                     if (!c.publish()) {
                         awaitRebalance();

@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -22,6 +23,14 @@ public final class OakWriteBuffer {
     private long target;
     private int length;
     private boolean done;
+    /** The view of {@link #target}'s {@link #length} bytes, made once per size (internal use). */
+    private MemorySegment view;
+    /**
+     * Scope of the views handed out by {@link #segment()}: closed when the function returns, so
+     * a view kept past it cannot write into a value that is no longer locked (or no longer this
+     * value's memory). Made on first use only.
+     */
+    private Arena viewScope;
 
     OakWriteBuffer(InternalOakMap<?, ?> map, WriteScope scope) {
         this.map = map;
@@ -36,10 +45,30 @@ public final class OakWriteBuffer {
         return length;
     }
 
-    /** A writable view of the value's bytes, valid until the function returns or resizes. */
+    /**
+     * A writable view of the value's bytes, valid until the function returns or resizes; using it
+     * later throws {@link IllegalStateException} (when native access is enabled, as Floe's launcher
+     * and manifest do).
+     */
     public MemorySegment segment() {
         check();
-        return map.values.privateView(target, length);
+        if (!SCOPED_VIEWS) return raw(); // documented: then a kept view stays usable (misuse)
+        if (viewScope == null) viewScope = Arena.ofConfined();
+        return raw().reinterpret(viewScope, null);
+    }
+
+    /**
+     * Re-scoping a segment ({@code reinterpret}) is a restricted method: without native access it
+     * would print a warning, so then {@link #segment()} hands out the plain view (whose misuse
+     * after the function returns Floe cannot detect).
+     */
+    private static final boolean SCOPED_VIEWS = OakWriteBuffer.class.getModule().isNativeAccessEnabled();
+
+    /** The internal view (never handed out). */
+    private MemorySegment raw() {
+        MemorySegment v = view;
+        if (v == null) view = v = map.values.privateView(target, length);
+        return v;
     }
 
     /**
@@ -57,6 +86,7 @@ public final class OakWriteBuffer {
         if (newSize <= values.capacity(target)) {
             if (newSize > length) values.privateView(target, newSize).asSlice(length).fill((byte) 0);
             length = newSize;
+            view = null;
             return;
         }
         long grown = values.allocate(newSize); // throws on budget: nothing changed yet
@@ -67,55 +97,66 @@ public final class OakWriteBuffer {
         if (target != scope.ptr) map.freePrivate(target);
         target = grown;
         length = newSize;
+        view = null;
     }
 
     public byte getByte(int offset) {
-        return segment().get(ValueLayout.JAVA_BYTE, offset);
+        return checked().get(ValueLayout.JAVA_BYTE, offset);
     }
 
     public void putByte(int offset, byte v) {
-        segment().set(ValueLayout.JAVA_BYTE, offset, v);
+        checked().set(ValueLayout.JAVA_BYTE, offset, v);
     }
 
     public short getShort(int offset) {
-        return segment().get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
+        return checked().get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
     }
 
     public void putShort(int offset, short v) {
-        segment().set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, v);
+        checked().set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, v);
     }
 
     public int getInt(int offset) {
-        return segment().get(ValueLayout.JAVA_INT_UNALIGNED, offset);
+        return checked().get(ValueLayout.JAVA_INT_UNALIGNED, offset);
     }
 
     public void putInt(int offset, int v) {
-        segment().set(ValueLayout.JAVA_INT_UNALIGNED, offset, v);
+        checked().set(ValueLayout.JAVA_INT_UNALIGNED, offset, v);
     }
 
     public long getLong(int offset) {
-        return segment().get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+        return checked().get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
     }
 
     public void putLong(int offset, long v) {
-        segment().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, v);
+        checked().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, v);
     }
 
     public double getDouble(int offset) {
-        return segment().get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset);
+        return checked().get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset);
     }
 
     public void putDouble(int offset, double v) {
-        segment().set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset, v);
+        checked().set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset, v);
+    }
+
+    private MemorySegment checked() {
+        check();
+        return raw();
     }
 
     private void check() {
         if (done) throw new IllegalStateException("an OakWriteBuffer is only valid inside its compute function");
     }
 
+    private void end() {
+        done = true;
+        if (viewScope != null) viewScope.close(); // views handed out die here
+    }
+
     /** Publishes the result: unlocks the value in place, or installs the grown copy. */
     void finish(Object probe) {
-        done = true;
+        end();
         if (target == scope.ptr) {
             map.values.unlock(scope, length);
         } else {
@@ -126,7 +167,7 @@ public final class OakWriteBuffer {
 
     /** The function failed: drops a grown copy and unlocks. */
     void abandon() {
-        done = true;
+        end();
         if (target != scope.ptr) {
             map.freePrivate(target);
             map.values.unlock(scope, ValueSlices.length(scope.lockWord));

@@ -221,7 +221,7 @@ final class ValueSlices {
      */
     long lock(WriteScope scope) {
         long ptr = scope.ptr;
-        int slot = nova.protect(ptr);
+        int slot = nova.protectOwned(ptr);
         if (slot < 0) {
             long next = resolve(ptr);
             if (next == 0 || next == LOST) return 0; // LOST: the caller looks the key up again

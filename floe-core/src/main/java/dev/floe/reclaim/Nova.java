@@ -234,6 +234,21 @@ public final class Nova extends RetiringSomar {
         return slot;
     }
 
+    /**
+     * {@link #protect} for a pointer this caller got from {@link #allocate} and stored itself
+     * (see {@link #beginReadOwned}): the same hazard publication and validation, without the
+     * block-geometry lookups.
+     */
+    public int protectOwned(long ptr) {
+        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return -1;
+        int slot = slots.protect(SafePointer.headerOffset(ptr));
+        if (access.ownedLiveHeaderVolatile(ptr) == 0) {
+            slots.clear(slot);
+            return -1;
+        }
+        return slot;
+    }
+
     /** Ends a protection from {@link #protect} (release store). */
     public void unprotect(int slot) {
         slots.clear(slot);

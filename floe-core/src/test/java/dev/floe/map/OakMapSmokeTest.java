@@ -59,4 +59,15 @@ class OakMapSmokeTest {
             assertThrows(RemovedValueException.class, () -> b.getLong(0));
         }
     }
+
+    @Test
+    void aWriteViewKeptPastTheComputeFunctionIsDead() {
+        try (OakMap<Long, Long> m = newMap(16)) {
+            m.put(1L, 5L);
+            java.lang.foreign.MemorySegment[] kept = new java.lang.foreign.MemorySegment[1];
+            m.zc().computeIfPresent(1L, w -> kept[0] = w.segment());
+            assertThrows(IllegalStateException.class, () -> kept[0].set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 9L));
+            assertEquals(5L, m.get(1L));
+        }
+    }
 }
