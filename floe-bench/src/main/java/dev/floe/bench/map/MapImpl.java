@@ -40,6 +40,7 @@ enum MapImpl {
 
     /** Whether the implementation measures this workload (floe-oak-noreclaim only put-delete). */
     boolean runs(MapWorkload w) {
+        if (w == MapWorkload.ROLLUP) return this == FLOE_OAK || this == CSLM;
         return this != FLOE_OAK_NORECLAIM || w == MapWorkload.PUT_DELETE;
     }
 

@@ -60,7 +60,7 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
     static final String RANGE_PROPERTY = "floe.bench.map.range";
     static final String INGEST_SECONDS_PROPERTY = "floe.bench.map.ingestSeconds";
     /** The properties a worker JVM inherits from the parent (see {@link #systemProperties}). */
-    private static final List<String> PASSED_ON = List.of(RANGE_PROPERTY, INGEST_SECONDS_PROPERTY);
+    private static final List<String> PASSED_ON = List.of(RANGE_PROPERTY, INGEST_SECONDS_PROPERTY, RollupIngest.TUPLES_PROPERTY);
     static final int DEFAULT_KEY_BYTES = 100;
     static final int DEFAULT_VALUE_BYTES = 1000;
 

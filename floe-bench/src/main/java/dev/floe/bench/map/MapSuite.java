@@ -68,7 +68,11 @@ public final class MapSuite implements Suite {
             new RatioGoal("reclaim-overhead", "put-delete", NORECLAIM, Metric.OPS_PER_S, 0.9,
                     OAK + " within 10% of floe-oak-noreclaim ops/s"),
             new RatioGoal("capacity-vs-cslm", "ingest", CSLM, Ingest.INGESTED_BYTES, 1.3,
-                    OAK + " holds >= 1.3x the data of cslm in the same RAM budget"));
+                    OAK + " holds >= 1.3x the data of cslm in the same RAM budget"),
+            new RatioGoal("rollup-vs-cslm", "rollup", CSLM, Metric.OPS_PER_S, 1.8,
+                    OAK + " >= 1.8x cslm rollup ingestion tuples/s"),
+            new RatioGoal("rollup-overhead-vs-cslm", "rollup", CSLM, RollupIngest.METADATA_OVERHEAD, 2.0,
+                    OAK + " metadata overhead <= half of cslm's"));
 
     /** Off-heap bytes per raw key+value byte after the fill (floe-oak, zc-get). */
     static final double MAX_OFFHEAP_PER_RAW = 1.15;
@@ -168,7 +172,7 @@ public final class MapSuite implements Suite {
         List<Cell> cells = new ArrayList<>();
         for (MapWorkload w : MapWorkload.values()) {
             if (only != null && !only.contains(w.label())) continue;
-            if (w == MapWorkload.INGEST) {
+            if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP) {
                 cells.add(new Cell(w.label(), 1, Isolation.FRESH_JVM));
                 continue;
             }
@@ -195,6 +199,14 @@ public final class MapSuite implements Suite {
     public List<Comparison> comparisons(Cell cell, List<String> impls) {
         List<Comparison> out = new ArrayList<>();
         if (!impls.contains(OAK)) return out;
+        if (cell.workload().equals(MapWorkload.ROLLUP.label())) {
+            // only floe-oak and cslm run it (the others' not-run samples would give infinite ratios)
+            if (impls.contains(CSLM)) {
+                out.add(new Comparison(OAK, CSLM, Metric.OPS_PER_S));
+                out.add(new Comparison(OAK, CSLM, RollupIngest.METADATA_OVERHEAD));
+            }
+            return out;
+        }
         boolean ingest = cell.workload().equals(MapWorkload.INGEST.label());
         for (String vs : RATIO_AGAINST) {
             if (!impls.contains(vs)) continue;
@@ -268,6 +280,10 @@ public final class MapSuite implements Suite {
             drop();
             return Ingest.run(impl, z);
         }
+        if (w == MapWorkload.ROLLUP) {
+            drop();
+            return RollupIngest.measure(impl.label(), trial.mode(), z);
+        }
         try {
             boolean fresh = w.grows() || impl.freshMapPerRun();
             String what = impl.label() + " " + w.label() + " t=" + trial.threads();
@@ -329,7 +345,7 @@ public final class MapSuite implements Suite {
         jitWarm = true;
         double each = jitWarmupSeconds(mode) / 10;
         for (MapWorkload w : MapWorkload.values()) {
-            if (w == MapWorkload.INGEST) continue;
+            if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP) continue;
             MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());
             List<OpTask> tasks = tasks(map, w, z, threads);
             if (w.grows()) dirty = true;

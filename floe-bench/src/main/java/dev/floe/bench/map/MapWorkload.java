@@ -31,7 +31,9 @@ enum MapWorkload {
     /** Descending scans from a random key. */
     SCAN_DESC("scan-desc", false),
     /** One thread fills an empty map until the RAM budget runs out. */
-    INGEST("ingest", false);
+    INGEST("ingest", false),
+    /** The Oak paper's section 6: a Druid-style rollup index, single-thread ingestion (floe-oak and cslm). */
+    ROLLUP("rollup", false);
 
     private final String label;
     private final boolean grows;

@@ -51,7 +51,7 @@ final class OpTask implements TimedTask {
             case RW -> mix(stop, 25, 25);
             case SCAN_ASC -> scan(stop, false);
             case SCAN_DESC -> scan(stop, true);
-            case INGEST -> throw new IllegalStateException("ingest is not a timed mix");
+            case INGEST, ROLLUP -> throw new IllegalStateException(workload.label() + " is not a timed mix");
         };
         long after = allocatedByThisThread();
         allocatedBytes = before < 0 || after < 0 ? -1 : after - before;

@@ -30,6 +30,7 @@ class MapSuiteRunTest {
     void clearOverrides() {
         System.clearProperty(MapSizing.RANGE_PROPERTY);
         System.clearProperty(MapSizing.INGEST_SECONDS_PROPERTY);
+        System.clearProperty(RollupIngest.TUPLES_PROPERTY);
     }
 
     @Test
@@ -37,6 +38,7 @@ class MapSuiteRunTest {
     void tinyRunReportsEveryResultRatioAndGoal() throws Exception {
         System.setProperty(MapSizing.RANGE_PROPERTY, "4000");
         System.setProperty(MapSizing.INGEST_SECONDS_PROPERTY, "0.3");
+        System.setProperty(RollupIngest.TUPLES_PROPERTY, "5000");
         MapSuite suite = new MapSuite();
         List<String> impls = MapImpl.labels();
         Settings settings = new Settings(Mode.QUICK, 0.05, 0.02, 1, List.of(1), impls);
@@ -71,6 +73,10 @@ class MapSuiteRunTest {
                 assertTrue(((Number) extra.get("ingested_bytes")).doubleValue() > 0, "ingested in " + r);
                 continue;
             }
+            if (workload.equals("rollup")) {
+                assertTrue(((Number) extra.get("used_bytes")).doubleValue() > ((Number) extra.get("raw_bytes")).doubleValue(), "overhead in " + r);
+                continue;
+            }
             assertTrue(((Number) extra.get("entries")).longValue() > 0, "entries in " + r);
             Map<String, Object> memory = (Map<String, Object>) r.get("memory");
             assertTrue(((Number) memory.get("rss_bytes")).longValue() > 0, "rss in " + r);
@@ -94,6 +100,11 @@ class MapSuiteRunTest {
         }
         Set<String> expectedRatios = new HashSet<>();
         for (String w : MapWorkload.labels()) {
+            if (w.equals("rollup")) {
+                expectedRatios.add("rollup/cslm/ops_per_s");
+                expectedRatios.add("rollup/cslm/metadata_overhead");
+                continue;
+            }
             for (String vs : List.of("cslm", "cslm-offheap", "mapdb")) {
                 expectedRatios.add(w + "/" + vs + "/ops_per_s");
                 if (w.equals("ingest")) expectedRatios.add(w + "/" + vs + "/ingested_bytes");
@@ -108,6 +119,7 @@ class MapSuiteRunTest {
             assertTrue(t.get("met") instanceof Boolean, "verdict in " + t);
         }
         assertEquals(Set.of("zc-get-vs-cslm", "put-vs-cslm", "mix95-vs-cslm", "compute-vs-cslm", "scan-desc-vs-cslm",
-                "scan-asc-vs-cslm", "reclaim-overhead", "capacity-vs-cslm", "offheap-overhead", "rss-flat"), targets);
+                "scan-asc-vs-cslm", "reclaim-overhead", "capacity-vs-cslm", "rollup-vs-cslm", "rollup-overhead-vs-cslm",
+                "offheap-overhead", "rss-flat"), targets);
     }
 }
