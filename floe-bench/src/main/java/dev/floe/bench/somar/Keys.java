@@ -2,7 +2,6 @@ package dev.floe.bench.somar;
 
 import dev.floe.reclaim.SliceWriter;
 
-import dev.floe.memory.Region;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -88,21 +87,6 @@ final class Keys {
         for (int off = 0; off < b.length; off += 8) {
             long x = (long) BE_LONG.get(a, off);
             long y = (long) BE_LONG.get(b, off);
-            if (x != y) return Long.compareUnsigned(x, y);
-        }
-        return 0;
-    }
-
-    /**
-     * Sign of (stored key - probe key) for an off-heap key read straight from the region at
-     * {@code at} (8-byte aligned; the caller checked the slice holds the whole key): the same
-     * big-endian word order, through the region's word loads, so no view object is made.
-     */
-    static int compare(Region region, long at, Probe p) {
-        byte[] q = p.key;
-        for (int off = 0; off < q.length; off += 8) {
-            long x = Long.reverseBytes(region.getLongPlain(at + off));
-            long y = (long) BE_LONG.get(q, off);
             if (x != y) return Long.compareUnsigned(x, y);
         }
         return 0;

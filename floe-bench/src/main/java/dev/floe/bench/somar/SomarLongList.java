@@ -1,16 +1,11 @@
 package dev.floe.bench.somar;
 
-import dev.floe.memory.Region;
-import dev.floe.reclaim.Nova;
 import dev.floe.reclaim.Somar;
 
 /**
  * LL-map whose nodes hold their key's and value's safe pointers as primitive {@code long}s
  * ({@code floe-nova} and the other SOMAR implementations): no object per key or value, and a key
- * comparison is one {@link Somar#readOr} on the pointer in the node. On Nova the comparison uses
- * Nova's lambda-free stamp form of the same optimistic read ({@link Nova#beginRead}, word loads
- * within the slice, {@link Nova#validate}), the form Floe's own map uses; the other schemes have
- * only the reader form.
+ * comparison is one {@link Somar#readOr} on the pointer in the node.
  */
 final class SomarLongList extends LlMap {
 
@@ -26,28 +21,16 @@ final class SomarLongList extends LlMap {
 
     private final SomarStore store;
     private final Somar somar;
-    /** The scheme when it is Nova (stamp reads), else null. */
-    private final Nova nova;
-    private final Region region;
 
     SomarLongList(SomarStore store, int keyBytes, int valueBytes) {
         super(keyBytes, valueBytes);
         this.store = store;
         this.somar = store.somar();
-        this.nova = somar instanceof Nova n ? n : null;
-        this.region = store.allocator().region();
     }
 
     @Override
     int compareKey(Node n, Probe p) {
-        long ptr = ((LongNode) n).key;
-        if (nova != null) {
-            long stamp = nova.beginRead(ptr);
-            if (stamp == 0 || Nova.stampLength(stamp) < p.key.length) return FAILED; // never read past the slice
-            int c = Keys.compare(region, nova.dataOffset(ptr), p);
-            return nova.validate(ptr, stamp) ? c : FAILED;
-        }
-        Integer c = somar.readOr(ptr, p.keyCompare, null);
+        Integer c = somar.readOr(((LongNode) n).key, p.keyCompare, null);
         return c == null ? FAILED : c;
     }
 
