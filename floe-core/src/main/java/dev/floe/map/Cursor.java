@@ -237,6 +237,9 @@ final class Cursor {
             highBound = bound;
             highInclusive = inclusive;
             fillStack();
+            // Only the first bypass can hold entries above the bound: every later one lies below
+            // prefix entry s, whose key is at most the bound. So the later ones need no compares.
+            highBound = null;
             return true;
         }
     }
