@@ -80,93 +80,57 @@ abstract class RollupAggregator {
         }
     }
 
-    /** Sum of a metric. */
-    static final class LongSum extends RollupAggregator {
-        LongSum(String name, int column, int offset) {
+    /**
+     * A metric folded into one long with an associative operation from an identity: sum, min and
+     * max (Druid's longSum / longMin / longMax). One class, one on-heap object per aggregator per
+     * row, as Druid's on-heap index has.
+     */
+    static final class LongFold extends RollupAggregator {
+        private final long identity;
+        private final java.util.function.LongBinaryOperator op;
+
+        private LongFold(String name, int column, int offset, long identity, java.util.function.LongBinaryOperator op) {
             super(name, column, offset);
+            this.identity = identity;
+            this.op = op;
+        }
+
+        static LongFold sum(String name, int column, int offset) {
+            return new LongFold(name, column, offset, 0, Long::sum);
+        }
+
+        static LongFold min(String name, int column, int offset) {
+            return new LongFold(name, column, offset, Long.MAX_VALUE, Math::min);
+        }
+
+        static LongFold max(String name, int column, int offset) {
+            return new LongFold(name, column, offset, Long.MIN_VALUE, Math::max);
         }
 
         @Override int size() { return 8; }
 
-        @Override void init(MemorySegment v) { v.set(LONG, offset, 0); }
+        @Override void init(MemorySegment v) { v.set(LONG, offset, identity); }
 
         @Override void aggregate(MemorySegment v, RollupTuples t, int i) {
-            v.set(LONG, offset, v.get(LONG, offset) + t.metrics[column][i]);
+            v.set(LONG, offset, op.applyAsLong(v.get(LONG, offset), t.metrics[column][i]));
         }
 
         @Override Object get(MemorySegment v) { return v.get(LONG, offset); }
 
-        @Override OnHeap factorize() { return new Agg(column); }
+        @Override OnHeap factorize() { return new Agg(this); }
 
         static final class Agg extends OnHeap {
-            final int column;
-            long sum;
+            private final LongFold spec;
+            long value;
 
-            Agg(int column) { this.column = column; }
+            Agg(LongFold spec) {
+                this.spec = spec;
+                this.value = spec.identity;
+            }
 
-            @Override void aggregate(RollupTuples t, int i) { sum += t.metrics[column][i]; }
+            @Override void aggregate(RollupTuples t, int i) { value = spec.op.applyAsLong(value, t.metrics[spec.column][i]); }
 
-            @Override Object get() { return sum; }
-        }
-    }
-
-    /** Minimum of a metric. */
-    static final class LongMin extends RollupAggregator {
-        LongMin(String name, int column, int offset) {
-            super(name, column, offset);
-        }
-
-        @Override int size() { return 8; }
-
-        @Override void init(MemorySegment v) { v.set(LONG, offset, Long.MAX_VALUE); }
-
-        @Override void aggregate(MemorySegment v, RollupTuples t, int i) {
-            v.set(LONG, offset, Math.min(v.get(LONG, offset), t.metrics[column][i]));
-        }
-
-        @Override Object get(MemorySegment v) { return v.get(LONG, offset); }
-
-        @Override OnHeap factorize() { return new Agg(column); }
-
-        static final class Agg extends OnHeap {
-            final int column;
-            long min = Long.MAX_VALUE;
-
-            Agg(int column) { this.column = column; }
-
-            @Override void aggregate(RollupTuples t, int i) { min = Math.min(min, t.metrics[column][i]); }
-
-            @Override Object get() { return min; }
-        }
-    }
-
-    /** Maximum of a metric. */
-    static final class LongMax extends RollupAggregator {
-        LongMax(String name, int column, int offset) {
-            super(name, column, offset);
-        }
-
-        @Override int size() { return 8; }
-
-        @Override void init(MemorySegment v) { v.set(LONG, offset, Long.MIN_VALUE); }
-
-        @Override void aggregate(MemorySegment v, RollupTuples t, int i) {
-            v.set(LONG, offset, Math.max(v.get(LONG, offset), t.metrics[column][i]));
-        }
-
-        @Override Object get(MemorySegment v) { return v.get(LONG, offset); }
-
-        @Override OnHeap factorize() { return new Agg(column); }
-
-        static final class Agg extends OnHeap {
-            final int column;
-            long max = Long.MIN_VALUE;
-
-            Agg(int column) { this.column = column; }
-
-            @Override void aggregate(RollupTuples t, int i) { max = Math.max(max, t.metrics[column][i]); }
-
-            @Override Object get() { return max; }
+            @Override Object get() { return value; }
         }
     }
 

@@ -34,10 +34,10 @@ final class RollupSchema {
         List<RollupAggregator> a = new ArrayList<>();
         int off = 0;
         a.add(new RollupAggregator.Count("count", off));
-        a.add(new RollupAggregator.LongSum("sum_bytes", RollupTuples.BYTES, off += 8));
-        a.add(new RollupAggregator.LongSum("sum_latency", RollupTuples.LATENCY, off += 8));
-        a.add(new RollupAggregator.LongMin("min_latency", RollupTuples.LATENCY, off += 8));
-        a.add(new RollupAggregator.LongMax("max_latency", RollupTuples.LATENCY, off += 8));
+        a.add(RollupAggregator.LongFold.sum("sum_bytes", RollupTuples.BYTES, off += 8));
+        a.add(RollupAggregator.LongFold.sum("sum_latency", RollupTuples.LATENCY, off += 8));
+        a.add(RollupAggregator.LongFold.min("min_latency", RollupTuples.LATENCY, off += 8));
+        a.add(RollupAggregator.LongFold.max("max_latency", RollupTuples.LATENCY, off += 8));
         a.add(new RollupAggregator.HyperUnique("unique_users", RollupTuples.USER, off += 8, sketchBytes));
         this.aggregators = a.toArray(new RollupAggregator[0]);
         int size = 0;
