@@ -39,6 +39,12 @@ final class Cursor {
 
     /** The entry found by the last successful {@link #advance}. */
     long keyPtr, valuePtr;
+    /**
+     * When non-zero: the Nova stamp and the lock word of {@link #valuePtr} that {@link #advance}
+     * read and validated (a seqlock snapshot), so that a stream buffer's first read can skip
+     * reading them again and only validate after its data loads ({@link ValueSlices#readBitsSince}).
+     */
+    long valueStamp, valueLockWord;
 
     Cursor(InternalOakMap<?, ?> map, KeyRange range) {
         this(map, range, false);
@@ -272,6 +278,9 @@ final class Cursor {
 
     /** The live value slice for entry e (value word v, key k) of the current chunk: v or where it moved; 0 if removed. */
     private long present(int e, long v, long k) {
+        long lw = map.values.stableLockWord(v, this);
+        if (lw > 0) return v; // the common case: live where the entry says, snapshot kept for the buffer
+        valueStamp = 0;
         long live = map.values.resolve(v);
         if (live != ValueSlices.LOST) return live;
         // v's slice was retired and reused. If the entry still names v in a current chunk, v was

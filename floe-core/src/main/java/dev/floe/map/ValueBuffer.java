@@ -22,7 +22,18 @@ final class ValueBuffer implements OakReadBuffer {
 
     void pointTo(long ptr) {
         this.ptr = ptr;
+        this.snapStamp = 0;
     }
+
+    /** Points at {@code ptr} with a validated snapshot of it (see {@link Cursor#valueStamp}). */
+    void pointTo(long ptr, long stamp, long lockWord) {
+        this.ptr = ptr;
+        this.snapStamp = stamp;
+        this.snapLockWord = lockWord;
+    }
+
+    /** A cursor's snapshot of {@link #ptr} (0: none); dropped once it no longer validates. */
+    private long snapStamp, snapLockWord;
 
     @Override
     public int size() {
@@ -39,6 +50,7 @@ final class ValueBuffer implements OakReadBuffer {
             if (r != ValueSlices.GONE) return (T) r;
             long q = follow(p);
             ptr = q; // racy re-pointing is fine: every holder of p would follow the same way
+            snapStamp = 0;
         }
     }
 
@@ -46,6 +58,14 @@ final class ValueBuffer implements OakReadBuffer {
 
     private long bits(int offset, int width) {
         map.checkOpen();
+        if (snapStamp != 0) {
+            try {
+                return map.values.readBitsSince(ptr, snapStamp, snapLockWord, offset, width);
+            } catch (RuntimeException e) {
+                if (e != ValueSlices.GONE_SIGNAL) throw e;
+                snapStamp = 0; // changed since the scan looked: read afresh
+            }
+        }
         while (true) {
             long p = ptr;
             try {
@@ -54,8 +74,10 @@ final class ValueBuffer implements OakReadBuffer {
                 if (e != ValueSlices.GONE_SIGNAL) throw e;
             }
             ptr = follow(p);
+            snapStamp = 0;
         }
     }
+
 
     /** Where the value went from slice {@code p}; throws if it was removed. */
     private long follow(long p) {

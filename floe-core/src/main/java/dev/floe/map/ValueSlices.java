@@ -173,6 +173,47 @@ final class ValueSlices {
         }
     }
 
+    /**
+     * If the value in {@code ptr} is live, not locked and not moved, records its Nova stamp and
+     * lock word in {@code cursor} (validated) and returns the lock word, which is then positive;
+     * otherwise returns -1 and the caller resolves. (A lock word of 0, an empty value never
+     * written, also returns -1: the caller's slow path handles it correctly.)
+     */
+    long stableLockWord(long ptr, Cursor cursor) {
+        long st = nova.beginReadOwned(ptr);
+        if (st == 0 || Nova.isDeletedStamp(st)) return -1;
+        long lw = region.getLongAcquire(nova.dataOffset(ptr));
+        if (lw <= 0 || (lw & (REMOVED | MOVED | LOCKED)) != 0 || !nova.validate(ptr, st)) return -1;
+        cursor.valueStamp = st;
+        cursor.valueLockWord = lw;
+        return lw;
+    }
+
+    /**
+     * {@link #readBits} from a snapshot ({@code stamp}, {@code lockWord}) read and validated
+     * earlier: the data loads, then the usual validation. The seqlock argument is unchanged (the
+     * lock word was acquired before these loads and is re-checked after them). Throws
+     * {@link #GONE_SIGNAL} if the value changed since the snapshot (the caller reads afresh).
+     */
+    long readBitsSince(long ptr, long stamp, long lockWord, long offset, int width) {
+        long at = nova.dataOffset(ptr);
+        int len = length(lockWord);
+        boolean inside = offset >= 0 && offset <= len - width;
+        long bits = 0;
+        if (inside) {
+            MemorySegment v = region.slice(at + HEADER, len);
+            bits = switch (width) {
+                case 1 -> v.get(ValueLayout.JAVA_BYTE, offset);
+                case 2 -> v.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
+                case 4 -> v.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
+                default -> v.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+            };
+        }
+        if (!stable(ptr, stamp, at, lockWord)) throw GONE_SIGNAL;
+        if (!inside) throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
+        return bits;
+    }
+
     /** {@link #readBits}'s "the slice no longer holds the value" (no stack trace: control flow). */
     static final RuntimeException GONE_SIGNAL = new RuntimeException("value slice gone", null, false, false) { };
 

@@ -243,7 +243,8 @@ public final class ZeroCopyMap<K, V> {
             OakReadBuffer kb, vb;
             if (stream) {
                 keyBuffer.pointTo(k);
-                valueBuffer.pointTo(v);
+                if (cursor.valueStamp != 0) valueBuffer.pointTo(v, cursor.valueStamp, cursor.valueLockWord);
+                else valueBuffer.pointTo(v);
                 kb = keyBuffer;
                 vb = valueBuffer;
             } else {
