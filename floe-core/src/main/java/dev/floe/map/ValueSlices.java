@@ -154,21 +154,10 @@ final class ValueSlices {
                 backOff(spins);
                 continue;
             }
-            int len = length(lw);
-            boolean inside = offset >= 0 && offset <= len - width;
-            long bits = 0;
-            if (inside) {
-                MemorySegment v = region.slice(at + HEADER, len);
-                bits = switch (width) {
-                    case 1 -> v.get(ValueLayout.JAVA_BYTE, offset);
-                    case 2 -> v.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
-                    case 4 -> v.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
-                    default -> v.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
-                };
-            }
-            if (stable(ptr, st, at, lw)) {
-                if (!inside) throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
-                return bits;
+            try {
+                return readBitsSince(ptr, st, lw, offset, width);
+            } catch (RuntimeException e) {
+                if (e != GONE_SIGNAL) throw e; // changed since (st, lw) were read: again
             }
         }
     }

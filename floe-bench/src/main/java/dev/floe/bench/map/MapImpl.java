@@ -76,7 +76,7 @@ enum MapImpl {
         args.add("-XX:+AlwaysPreTouch");
         if (this == MAPDB) {
             args.add("-XX:MaxDirectMemorySize=" + (z.offheapBudget() >> 20) + "m");
-            args.add("--sun-misc-unsafe-memory-access=allow"); // MapDB's dependencies use sun.misc.Unsafe
+            args.add("--sun-misc-unsafe-memory-access=allow"); // MapDB's dependencies use the JDK's unsafe memory access (Floe does not)
         }
         args.addAll(z.systemProperties());
         return args;
