@@ -19,7 +19,7 @@ package dev.floe.map;
  * done, look up the chunk before its minKey in the index, bounded by that minKey (exclusive) so
  * that a chunk merged meanwhile cannot return keys already returned.
  */
-final class Cursor {
+final class Cursor implements ValueSlices.SnapshotSink {
     private final InternalOakMap<?, ?> map;
     private final KeySlices<?> keys;
     private final KeyRange range;
@@ -70,6 +70,12 @@ final class Cursor {
      * between, and the chunks were the current ones all along: at the moment the first cursor
      * read its result, the result was the first present entry of the range.
      */
+    @Override
+    public void snapshot(long stamp, long lockWord) {
+        valueStamp = stamp;
+        valueLockWord = lockWord;
+    }
+
     boolean sameAs(Cursor other) {
         return trace != null && other.trace != null && trace.equalTo(other.trace) && trace.chunksCurrent();
     }
@@ -278,8 +284,7 @@ final class Cursor {
 
     /** The live value slice for entry e (value word v, key k) of the current chunk: v or where it moved; 0 if removed. */
     private long present(int e, long v, long k) {
-        long lw = map.values.stableLockWord(v, this);
-        if (lw > 0) return v; // the common case: live where the entry says, snapshot kept for the buffer
+        if (map.values.snapshot(v, this)) return v; // the common case: live where the entry says
         valueStamp = 0;
         long live = map.values.resolve(v);
         if (live != ValueSlices.LOST) return live;

@@ -11,7 +11,7 @@ import java.util.function.Function;
  * move from a removal and reports {@link RemovedValueException}: a fresh {@code get} finds the
  * value again.
  */
-final class ValueBuffer implements OakReadBuffer {
+final class ValueBuffer implements OakReadBuffer, ValueSlices.SnapshotSink {
     private final InternalOakMap<?, ?> map;
     /** The value slice (re-pointed by stream iterators, and when the value moves). */
     private long ptr;
@@ -23,6 +23,12 @@ final class ValueBuffer implements OakReadBuffer {
     void pointTo(long ptr) {
         this.ptr = ptr;
         this.snapStamp = 0;
+    }
+
+    @Override
+    public void snapshot(long stamp, long lockWord) {
+        this.snapStamp = stamp;
+        this.snapLockWord = lockWord;
     }
 
     /** Points at {@code ptr} with a validated snapshot of it (see {@link Cursor#valueStamp}). */

@@ -162,20 +162,24 @@ final class ValueSlices {
         }
     }
 
+    /** Receives a validated seqlock snapshot of a value ({@link #snapshot}). */
+    interface SnapshotSink {
+        void snapshot(long stamp, long lockWord);
+    }
+
     /**
-     * If the value in {@code ptr} is live, not locked and not moved, records its Nova stamp and
-     * lock word in {@code cursor} (validated) and returns the lock word, which is then positive;
-     * otherwise returns -1 and the caller resolves. (A lock word of 0, an empty value never
-     * written, also returns -1: the caller's slow path handles it correctly.)
+     * If the value in {@code ptr} is live, not locked and not moved, hands its Nova stamp and lock
+     * word (validated) to {@code sink} and returns true; otherwise returns false and the caller
+     * resolves. (A lock word of 0, an empty value never written, also returns false: the
+     * caller's slow path handles it correctly.)
      */
-    long stableLockWord(long ptr, Cursor cursor) {
+    boolean snapshot(long ptr, SnapshotSink sink) {
         long st = nova.beginReadOwned(ptr);
-        if (st == 0 || Nova.isDeletedStamp(st)) return -1;
+        if (st == 0 || Nova.isDeletedStamp(st)) return false;
         long lw = region.getLongAcquire(nova.dataOffset(ptr));
-        if (lw <= 0 || (lw & (REMOVED | MOVED | LOCKED)) != 0 || !nova.validate(ptr, st)) return -1;
-        cursor.valueStamp = st;
-        cursor.valueLockWord = lw;
-        return lw;
+        if (lw <= 0 || (lw & (REMOVED | MOVED | LOCKED)) != 0 || !nova.validate(ptr, st)) return false;
+        sink.snapshot(st, lw);
+        return true;
     }
 
     /**

@@ -50,7 +50,13 @@ public final class ZeroCopyMap<K, V> {
         Objects.requireNonNull(key, "null keys are not allowed");
         if (!inRange(key)) return null;
         core.checkOpen();
-        long p = core.liveValue(key);
+        long p = core.lookup(key);
+        if (p == 0) return null;
+        ValueBuffer b = new ValueBuffer(core, p);
+        // Common case: the entry's slice is live; its validated snapshot (the linearization point)
+        // lets the buffer's first read skip re-reading the stamp and lock word.
+        if (core.values.snapshot(p, b)) return b;
+        p = core.liveValue(key); // removed, moved or being written: the full path
         return p == 0 ? null : new ValueBuffer(core, p);
     }
 

@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Stream scans hand the cursor's validated snapshot of each value to the reused buffer
- * ({@link ValueBuffer#pointTo(long, long, long)}), whose first read then validates only after its
- * data loads. Under churn (removes whose slices Nova reclaims and reuses with batch 1, puts,
+ * Stream scans and zc gets hand a validated snapshot of each value to the buffer
+ * ({@link ValueBuffer#pointTo(long, long, long)}, {@link ValueSlices#snapshot}), whose first read
+ * then validates only after its data loads. Under churn (removes whose slices Nova reclaims and reuses with batch 1, puts,
  * in-place computes), every value a stream scan accepts must belong to its key: the first long
  * encodes the key, and a read of reused or foreign memory would show another key or garbage.
  */
@@ -73,6 +73,19 @@ class StreamScanStressTest {
                             continue; // removed after the cursor looked: allowed
                         }
                         assertEquals(key, v >>> 32, "value of another key accepted for key " + key);
+                        checked.incrementAndGet();
+                    }
+                    for (int i = 0; i < 1000; i++) { // zc get hands its snapshot to the buffer too
+                        long key = ThreadLocalRandom.current().nextLong(KEYS);
+                        OakReadBuffer b = m.zc().get(key);
+                        if (b == null) continue;
+                        long v;
+                        try {
+                            v = b.getLong(0);
+                        } catch (RemovedValueException gone) {
+                            continue;
+                        }
+                        assertEquals(key, v >>> 32, "zc get accepted a value of another key for key " + key);
                         checked.incrementAndGet();
                     }
                 }
