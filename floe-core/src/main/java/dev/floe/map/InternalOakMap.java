@@ -4,8 +4,7 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
 import java.util.Comparator;
-import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -16,8 +15,8 @@ import java.util.function.Function;
  *
  * <h2>Structure</h2>
  * A linked list of {@link Chunk}s in key order, starting at {@link #head} (minKey minus
- * infinity: no user-supplied sentinel); an index ({@link #index}, a skip list from each other
- * chunk's minKey to the chunk) that a {@link Rebalancer} updates after it changes the list, so a
+ * infinity: no user-supplied sentinel); an index ({@link #index}, a skip list of the other
+ * chunks' minKeys, each naming its chunk) that a {@link Rebalancer} updates after it changes the list, so a
  * lookup ({@link #locate}) takes the index's floor and walks forward (following
  * {@link Chunk#replacement} from a chunk that was replaced). Keys and values are Nova slices
  * ({@link KeySlices}, {@link ValueSlices}).
@@ -52,7 +51,12 @@ final class InternalOakMap<K, V> {
     final boolean reclaim;
     final int maxChunkEntries;
 
-    final ConcurrentSkipListMap<Object, Chunk> index;
+    /**
+     * The index: every chunk's minKey except the first chunk's, each {@link KeyCopy} naming its
+     * chunk ({@link KeyCopy#chunk}), so a lookup takes the floor key and reads the chunk from it
+     * (no entry object per lookup).
+     */
+    final ConcurrentSkipListSet<Object> index;
     volatile Chunk head;
     final ReentrantLock rebalanceLock = new ReentrantLock();
     private final Rebalancer<K> rebalancer;
@@ -72,7 +76,7 @@ final class InternalOakMap<K, V> {
         this.maxChunkEntries = maxChunkEntries;
         this.reclaim = reclaim;
         Comparator<Object> order = keys::compareProbes;
-        this.index = new ConcurrentSkipListMap<>(order);
+        this.index = new ConcurrentSkipListSet<>(order);
         this.head = new Chunk(null, firstChunkEntries, 0);
         this.rebalancer = new Rebalancer<>(this, firstChunkEntries);
     }
@@ -85,8 +89,8 @@ final class InternalOakMap<K, V> {
 
     /** The chunk whose range holds {@code probe} (not replaced when it was looked at). */
     Chunk locate(Object probe) {
-        Map.Entry<Object, Chunk> e = index.floorEntry(probe);
-        return walkTo(e == null ? head : e.getValue(), probe);
+        Object k = index.floor(probe);
+        return walkTo(k == null ? head : ((KeyCopy) k).chunk, probe);
     }
 
     private Chunk walkTo(Chunk c, Object probe) {
@@ -114,8 +118,8 @@ final class InternalOakMap<K, V> {
 
     /** The chunk holding the keys just below {@code minKey} (a chunk's minKey, not null). */
     Chunk chunkBefore(KeyCopy minKey) {
-        Map.Entry<Object, Chunk> e = index.lowerEntry(minKey);
-        Chunk c = e == null ? head : e.getValue();
+        Object k = index.lower(minKey);
+        Chunk c = k == null ? head : ((KeyCopy) k).chunk;
         while (true) {
             Chunk r = c.replacement;
             if (r != null) {
@@ -133,8 +137,8 @@ final class InternalOakMap<K, V> {
 
     /** The last chunk. */
     Chunk lastChunk() {
-        Map.Entry<Object, Chunk> e = index.lastEntry();
-        Chunk c = e == null ? head : e.getValue();
+        java.util.Iterator<Object> top = index.descendingIterator();
+        Chunk c = top.hasNext() ? ((KeyCopy) top.next()).chunk : head;
         while (true) {
             Chunk r = c.replacement;
             if (r != null) {

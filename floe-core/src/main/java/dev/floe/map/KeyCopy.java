@@ -12,6 +12,12 @@ final class KeyCopy {
     final MemorySegment segment;
     /** The key's order prefix ({@link OakComparator#prefixOf}). */
     final long prefix;
+    /**
+     * For a chunk's minKey in the index: the chunk it starts (the first chunk covering it, set
+     * before the key is added to the index and moved on by each rebalance of that chunk); null
+     * for other copies.
+     */
+    volatile Chunk chunk;
 
     private KeyCopy(MemorySegment segment, long prefix) {
         this.segment = segment;

@@ -84,9 +84,12 @@ final class Rebalancer<K> {
             if (last != c) last.replacement = built[0];
             if (pred == null) map.head = built[0];
             else pred.next = built[0];
-            if (last != c) map.index.remove(last.minKey, last);
-            if (c.minKey != null) map.index.put(c.minKey, built[0]);
-            for (int i = 1; i < built.length; i++) map.index.put(built[i].minKey, built[i]);
+            if (last != c) map.index.remove(last.minKey);
+            if (c.minKey != null) c.minKey.chunk = built[0]; // the same key object starts built[0]
+            for (int i = 1; i < built.length; i++) {
+                built[i].minKey.chunk = built[i]; // before the key is reachable from the index
+                map.index.add(built[i].minKey);
+            }
             for (int i = 0; i < dropped; i++) map.retireKey(droppedBuf[i]);
         } finally {
             map.rebalanceLock.unlock();
