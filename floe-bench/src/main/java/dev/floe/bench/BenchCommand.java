@@ -113,6 +113,12 @@ public final class BenchCommand implements Callable<Integer> {
             description = "With --compare: compare OLD.json with this file instead of running (SUITE limits it to one suite).")
     private Path against;
 
+    @Option(names = "--key-bytes", paramLabel = "N", description = "map suite: key size in bytes (default 100).")
+    private Integer keyBytes;
+
+    @Option(names = "--value-bytes", paramLabel = "N", description = "map suite: value size in bytes (default 1000).")
+    private Integer valueBytes;
+
     /** The suite names for the help text. */
     static final class SuiteNames extends ArrayList<String> {
         SuiteNames() {
@@ -130,6 +136,11 @@ public final class BenchCommand implements Callable<Integer> {
         RunData old = compare == null ? null : readResults(compare, "--compare");
 
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        try {
+            dev.floe.bench.map.MapSuite.entrySizes(keyBytes, valueBytes);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         List<Planned> plan = plan(new BenchOptions(mode(), impls, threads, duration, warmup, runs));
 
         SuiteRunner runner = new SuiteRunner(Progress.forConsole());

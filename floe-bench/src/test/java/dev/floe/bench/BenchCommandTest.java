@@ -47,4 +47,14 @@ class BenchCommandTest {
         assertEquals(2, o.code());
         assertTrue(o.err().contains("--threads"), o.err());
     }
+
+    @Test
+    void entrySizesOutsideWhatAMapSliceHoldsAreRefused() {
+        Outcome o = run("bench", "map", "--key-bytes", "4");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--key-bytes"), o.err());
+        o = run("bench", "map", "--value-bytes", "100000");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--value-bytes"), o.err());
+    }
 }

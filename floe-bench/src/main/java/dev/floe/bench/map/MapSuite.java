@@ -90,6 +90,25 @@ public final class MapSuite implements Suite {
     private boolean jitWarm;
     private long runCounter;
 
+    /**
+     * The CLI's {@code --key-bytes} / {@code --value-bytes}: sets the sizing properties the
+     * coordinator reads and passes on to every worker (null leaves a size at its default).
+     *
+     * @throws IllegalArgumentException for a size below 8 bytes or above what a map slice holds
+     */
+    public static void entrySizes(Integer keyBytes, Integer valueBytes) {
+        if (keyBytes != null) System.setProperty(MapSizing.KEY_BYTES_PROPERTY, checkSize("--key-bytes", keyBytes));
+        if (valueBytes != null) System.setProperty(MapSizing.VALUE_BYTES_PROPERTY, checkSize("--value-bytes", valueBytes));
+    }
+
+    private static String checkSize(String option, int bytes) {
+        int max = 16 * 1024 - 64; // a Nova slice with its headers fits the largest size class
+        if (bytes < 8 || bytes > max) {
+            throw new IllegalArgumentException(option + " must be in [8, " + max + "]: " + bytes);
+        }
+        return Integer.toString(bytes);
+    }
+
     @Override
     public String name() {
         return "map";
