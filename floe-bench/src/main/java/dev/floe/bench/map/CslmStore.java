@@ -1,10 +1,7 @@
 package dev.floe.bench.map;
 
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.BiFunction;
 
 /**
  * {@code cslm}: {@link ConcurrentSkipListMap}{@code <byte[], byte[]>} on the heap, ordered by
@@ -18,28 +15,10 @@ import java.util.function.BiFunction;
  * would; merge inserts a shared template value on a miss (safe: no value array is ever written
  * after it was stored).
  */
-final class CslmStore implements MapUnderTest {
-
-    /** merge's function: a copy of the old value with its first word plus one. */
-    private static final BiFunction<byte[], byte[], byte[]> INCREMENT_COPY = (old, unused) -> {
-        byte[] n = old.clone();
-        BenchKeys.NATIVE_LONG.set(n, 0, (long) BenchKeys.NATIVE_LONG.get(n, 0) + 1);
-        return n;
-    };
-
-    private final ConcurrentSkipListMap<byte[], byte[]> map = new ConcurrentSkipListMap<>(BenchKeys.CODEC);
-    private final ConcurrentNavigableMap<byte[], byte[]> descending = map.descendingMap();
-    /** The value merge inserts on a miss (never written). */
-    private final byte[] template;
+final class CslmStore extends ByteArrayMapStore {
 
     CslmStore(int valueBytes) {
-        this.template = new Probe(8, valueBytes).value.clone();
-    }
-
-    @Override
-    public void put(Probe p) {
-        p.nextValue();
-        map.put(p.key.clone(), p.value.clone());
+        super(new ConcurrentSkipListMap<>(BenchKeys.CODEC), valueBytes);
     }
 
     @Override
@@ -49,40 +28,11 @@ final class CslmStore implements MapUnderTest {
     }
 
     @Override
-    public boolean zcGet(Probe p) {
-        byte[] v = map.get(p.key);
-        if (v == null) return false;
-        p.consume(v);
-        return true;
-    }
-
-    @Override
     public boolean getCopy(Probe p) {
         byte[] v = map.get(p.key);
         if (v == null) return false;
         p.consume(Arrays.copyOf(v, v.length));
         return true;
-    }
-
-    @Override
-    public void compute(Probe p) {
-        map.merge(p.key.clone(), template, INCREMENT_COPY);
-    }
-
-    @Override
-    public boolean remove(Probe p) {
-        return map.remove(p.key) != null;
-    }
-
-    @Override
-    public int scan(Probe p, int n, boolean descendingOrder) {
-        Collection<byte[]> values = (descendingOrder ? descending : map).tailMap(p.key, true).values();
-        int visited = 0;
-        for (byte[] v : values) {
-            p.consume(v);
-            if (++visited == n) break;
-        }
-        return visited;
     }
 
     @Override

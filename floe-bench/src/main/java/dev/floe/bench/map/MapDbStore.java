@@ -7,9 +7,6 @@ import org.mapdb.Serializer;
 
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
-import java.util.Collection;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.function.BiFunction;
 
 /**
  * {@code mapdb}: MapDB 3's {@link BTreeMap} in a direct-memory store
@@ -25,46 +22,31 @@ import java.util.function.BiFunction;
  * Off-heap figures: the JVM's {@code direct} buffer pool (MapDB has no counters of its own;
  * committed = capacity of the direct buffers, live = memory used by them).
  */
-final class MapDbStore implements MapUnderTest {
-
-    private static final BiFunction<byte[], byte[], byte[]> INCREMENT_COPY = (old, unused) -> {
-        byte[] n = old.clone();
-        BenchKeys.NATIVE_LONG.set(n, 0, (long) BenchKeys.NATIVE_LONG.get(n, 0) + 1);
-        return n;
-    };
+final class MapDbStore extends ByteArrayMapStore {
 
     private final DB db;
-    private final BTreeMap<byte[], byte[]> map;
-    private final ConcurrentNavigableMap<byte[], byte[]> descending;
-    private final byte[] template;
+    private final BTreeMap<byte[], byte[]> tree;
 
     MapDbStore(int valueBytes) {
-        this.db = DBMaker.memoryDirectDB().make();
-        this.map = db.treeMap("bench", Serializer.BYTE_ARRAY, Serializer.BYTE_ARRAY)
-                .valuesOutsideNodesEnable()
-                .createOrOpen();
-        this.descending = map.descendingMap();
-        this.template = new Probe(8, valueBytes).value.clone();
+        this(DBMaker.memoryDirectDB().make(), valueBytes);
     }
 
-    @Override
-    public void put(Probe p) {
-        p.nextValue();
-        map.put(p.key.clone(), p.value.clone());
+    private MapDbStore(DB db, int valueBytes) {
+        this(db, db.treeMap("bench", Serializer.BYTE_ARRAY, Serializer.BYTE_ARRAY)
+                .valuesOutsideNodesEnable()
+                .createOrOpen(), valueBytes);
+    }
+
+    private MapDbStore(DB db, BTreeMap<byte[], byte[]> tree, int valueBytes) {
+        super(tree, valueBytes);
+        this.db = db;
+        this.tree = tree;
     }
 
     @Override
     public boolean putIfAbsent(Probe p) {
         // MapDB's putIfAbsentBoolean returns whether the key WAS present (it did not insert)
-        return !map.putIfAbsentBoolean(p.key.clone(), p.value.clone());
-    }
-
-    @Override
-    public boolean zcGet(Probe p) {
-        byte[] v = map.get(p.key);
-        if (v == null) return false;
-        p.consume(v);
-        return true;
+        return !tree.putIfAbsentBoolean(p.key.clone(), p.value.clone());
     }
 
     @Override
@@ -73,29 +55,8 @@ final class MapDbStore implements MapUnderTest {
     }
 
     @Override
-    public void compute(Probe p) {
-        map.merge(p.key.clone(), template, INCREMENT_COPY);
-    }
-
-    @Override
-    public boolean remove(Probe p) {
-        return map.remove(p.key) != null;
-    }
-
-    @Override
-    public int scan(Probe p, int n, boolean descendingOrder) {
-        Collection<byte[]> values = (descendingOrder ? descending : map).tailMap(p.key, true).values();
-        int visited = 0;
-        for (byte[] v : values) {
-            p.consume(v);
-            if (++visited == n) break;
-        }
-        return visited;
-    }
-
-    @Override
     public long size() {
-        return map.sizeLong();
+        return tree.sizeLong();
     }
 
     @Override
