@@ -58,7 +58,7 @@ final class Chunk {
     /** Entries handed out so far (may exceed capacity: such claims fail). */
     private volatile int allocated;
     private volatile long state;
-    /** Removes finalized in this chunk since it was built (a rebalance trigger; approximate). */
+    /** Removes of this chunk's entries since it was built (a rebalance trigger; approximate). */
     volatile int removals;
 
     Chunk(KeyCopy minKey, int capacity, int sorted) {
@@ -120,10 +120,6 @@ final class Chunk {
     void freeze() {
         STATE.getAndBitwiseOr(this, FROZEN);
         for (int spins = 0; (state & ~FROZEN) != 0; spins++) ValueSlices.backOff(spins);
-    }
-
-    boolean isFrozen() {
-        return (state & FROZEN) != 0;
     }
 
     /** Claims a free entry; 0 if the chunk is full. Call while published. */

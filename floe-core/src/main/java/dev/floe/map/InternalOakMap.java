@@ -431,7 +431,7 @@ final class InternalOakMap<K, V> {
         }
     }
 
-    /** Removes the locked value (linearization point: the R store), then finalizes the entry. */
+    /** Removes the locked value (linearization point: the R store), then counts the removal in its chunk. */
     void removeLocked(Object probe, WriteScope s) {
         long p = s.ptr;
         offHeapBytes.add(-footprint(p));

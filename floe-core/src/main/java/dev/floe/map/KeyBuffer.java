@@ -21,10 +21,6 @@ final class KeyBuffer implements OakReadBuffer {
         this.ptr = ptr;
     }
 
-    long ptr() {
-        return ptr;
-    }
-
     @Override
     public int size() {
         map.checkOpen();
