@@ -37,6 +37,16 @@ public final class EraClock extends EraClockPad1 {
         return (long) ERA.getAndAdd(this, 1L) + 1;
     }
 
+    /**
+     * Moves the era from {@code from} to {@code from + 1} if it is still {@code from} (CAS, a
+     * full fence); false if another thread moved it first. Schemes whose rule is "advance only
+     * once everybody has seen the current value" (Snowflake's epochs) use this instead of
+     * {@link #advance}, so that two threads that both saw everybody at {@code from} advance once.
+     */
+    public boolean tryAdvance(long from) {
+        return ERA.compareAndSet(this, from, from + 1);
+    }
+
     /** The version for slices allocated now: the era modulo 2^27, never 0. */
     int version() {
         return versionOf(era);

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Retired slices that a drain of {@link RetireBatches} could not free yet, kept in groups
  * stamped with their <em>retire era</em>: the small side structure of the epoch-style schemes
- * ({@link EpochSomar}, {@link HazardErasSomar}).
+ * ({@link EpochSomar}, {@link HazardErasSomar}) and of Snowflake's epochs ({@code dev.floe.manual}).
  *
  * <p>Why it exists: {@link RetireBatches} holds bare references (one {@code long} each), and a
  * drain stamps the whole batch with one era. Nova can re-append what it cannot free, because
@@ -36,10 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * stalled access whose era lies in the lifetime of the slices held. A sweep costs one pass over
  * the groups; a sweep with nothing parked costs one volatile read.
  */
-final class EraLimbo {
+public final class EraLimbo {
     /** The scheme's reclamation test and free. */
     @FunctionalInterface
-    interface Release {
+    public interface Release {
         /**
          * Frees the slices of {@code refs[0..count)}, all retired by era {@code era}, that no
          * announcement in {@code announced} (a sorted {@link HazardSlots#snapshot}) protects;
@@ -55,7 +55,7 @@ final class EraLimbo {
     private final AtomicLong waiting = new AtomicLong();
 
     /** Parks {@code refs[0..count)}, retired by era {@code era} (copied: the caller keeps the array). */
-    void park(long era, long[] refs, int count) {
+    public void park(long era, long[] refs, int count) {
         if (count == 0) return;
         waiting.addAndGet(count);
         groupCount.incrementAndGet();
@@ -63,7 +63,7 @@ final class EraLimbo {
     }
 
     /** Offers every parked group to {@code release} against a fresh snapshot of {@code slots}. */
-    void sweep(HazardSlots slots, Release release) {
+    public void sweep(HazardSlots slots, Release release) {
         if (waiting.get() == 0) return;
         List<Group> taken = new ArrayList<>();
         for (int n = groupCount.get(); n > 0; n--) { // bounded: never chases groups re-parked meanwhile
@@ -86,7 +86,7 @@ final class EraLimbo {
     }
 
     /** Slices parked (approximate while sweeps run). */
-    long waiting() {
+    public long waiting() {
         return waiting.get();
     }
 }

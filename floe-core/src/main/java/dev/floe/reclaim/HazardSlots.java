@@ -90,6 +90,19 @@ public final class HazardSlots {
         }
     }
 
+    /**
+     * Re-points a slot the caller holds (taken by {@link #protect}, not yet cleared) at
+     * {@code ref}, with a release store: the slot's previous reference is no longer protected.
+     * Only the holder writes a held slot, so no CAS is needed; a scheme that must order this store
+     * before a later load of its own follows it with a fence or an RMW (Snowflake's shields do:
+     * see {@code dev.floe.manual.Shield}).
+     */
+    public void publish(int slot, long ref) {
+        if (ref == 0) throw new IllegalArgumentException("hazard reference must be non-zero");
+        Segment[] t = table;
+        SLOT.setRelease(t[slot >>> segmentShift].words, (slot & segmentMask) * STRIDE, ref);
+    }
+
     /** Ends the protection taken by {@link #protect} (release store). */
     public void clear(int slot) {
         Segment[] t = table;

@@ -1,0 +1,195 @@
+package dev.floe.manual;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.reclaim.EraClock;
+import dev.floe.reclaim.HazardSlots;
+import dev.floe.reclaim.RetireBatches;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * A manual heap (Snowflake's {@code ManualHeap}, paper section 3.2): creates manual objects in a
+ * {@link FloeAllocator}'s region, each owned by one {@link Owner}, accessed through
+ * {@link Shield shields}, and reclaimed by epochs ({@link EpochReclaimer}) once abandoned and no
+ * longer shielded.
+ *
+ * <pre>{@code
+ * try (FloeAllocator alloc = FloeAllocator.create()) {
+ *     ManualHeap heap = new ManualHeap(alloc);
+ *     Owner o = heap.create(64);                 // 64 zeroed bytes, owned by o
+ *     try (Shield s = o.defend()) { s.setLong(0, 42); }
+ *     o.abandon();                               // freed once no shield protects it
+ * }
+ * }</pre>
+ *
+ * <h2>Object layout</h2>
+ * An object is one allocator block: an 8-byte header holding the object's length in bytes,
+ * then the object's bytes (8-byte aligned). The header is written before the owner publishes
+ * the object and never changes while the object is live.
+ *
+ * <p>The heap does not own the allocator: close the allocator when no thread uses the heap any
+ * more (objects still waiting for reclamation are released with the region).
+ */
+public final class ManualHeap {
+    /** Bytes of the length header in front of every object. */
+    static final int HEADER = 8;
+
+    /**
+     * Tuning of the reclamation.
+     *
+     * @param batch          abandons per retire batch (one reclamation round per batch and stripe)
+     * @param ejectThreshold objects waiting in the limbo at which a participant that holds the
+     *                       epoch back is ejected (the paper's "too many objects scheduled")
+     */
+    public record Config(int batch, long ejectThreshold) {
+        public Config {
+            if (batch <= 0) throw new IllegalArgumentException("batch must be positive: " + batch);
+            if (ejectThreshold <= 0) throw new IllegalArgumentException("ejectThreshold must be positive: " + ejectThreshold);
+        }
+
+        /** 64 abandons per batch, ejection at 1024 waiting objects. */
+        public static Config defaults() {
+            return new Config(64, 1024);
+        }
+    }
+
+    private final FloeAllocator allocator;
+    private final EraClock epochs = new EraClock();
+    private final HazardSlots slots = new HazardSlots();
+    private final EpochReclaimer reclaimer;
+    private final RetireBatches retired;
+    private final ThreadLocal<Participant> local = new ThreadLocal<>();
+
+    public ManualHeap(FloeAllocator allocator) {
+        this(allocator, Config.defaults());
+    }
+
+    public ManualHeap(FloeAllocator allocator, Config config) {
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        Objects.requireNonNull(config, "config");
+        this.reclaimer = new EpochReclaimer(allocator, epochs, slots, config.ejectThreshold());
+        this.retired = new RetireBatches(config.batch(), RetireBatches.defaultStripes(),
+                (refs, count) -> reclaimer.drain(refs, count, local.get()));
+    }
+
+    /**
+     * Creates a zeroed object of {@code bytes} bytes and returns its owner (paper:
+     * {@code ManualHeap.Create}).
+     *
+     * @throws IllegalArgumentException if {@code bytes <= 0} or too large for the allocator
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     */
+    public Owner create(long bytes) {
+        if (bytes <= 0 || bytes > allocator.maxAllocation() - HEADER) {
+            throw new IllegalArgumentException("object size " + bytes + " is not in [1, "
+                    + (allocator.maxAllocation() - HEADER) + "]");
+        }
+        long r = allocator.allocate(HEADER + bytes);
+        allocator.region().setLongPlain(r, bytes);
+        allocator.region().slice(r + HEADER, bytes).fill((byte) 0);
+        return new Owner(this, r); // volatile publication of r: header and zeros happen-before
+    }
+
+    /**
+     * Creates a zeroed object laid out as {@code layout} (its size; alignment up to 8 bytes).
+     * Use the layout's var handles on {@link Shield#segment()}.
+     */
+    public Owner create(MemoryLayout layout) {
+        Objects.requireNonNull(layout, "layout");
+        if (layout.byteAlignment() > HEADER) {
+            throw new IllegalArgumentException("layout alignment " + layout.byteAlignment() + " exceeds 8 bytes");
+        }
+        return create(layout.byteSize());
+    }
+
+    /** An empty owner, to {@link Owner#move move} an object into later. */
+    public Owner newOwner() {
+        return new Owner(this, 0);
+    }
+
+    /**
+     * An empty shield of the calling thread (paper: {@code Shield.Create()}): claims a hazard
+     * slot; {@link Shield#defend} points it at objects; {@link Shield#close} gives the slot back.
+     */
+    public Shield newShield() {
+        Participant p = local.get();
+        if (p == null) {
+            p = reclaimer.join();
+            local.set(p);
+        }
+        int slot = slots.protect(Shield.EMPTY); // CAS: claim
+        p.hold(slot);
+        return new Shield(this, p, slot);
+    }
+
+    /**
+     * Reclaims now whatever can be: drains every retire batch and runs enough rounds of the
+     * epoch protocol for objects abandoned before the call to become old enough. Objects still
+     * shielded, or held back by a participant that is behind and not ejected, stay waiting.
+     *
+     * @return objects still waiting for reclamation
+     */
+    public long reclaim() {
+        retired.drainAll();
+        for (long i = 0; i <= EpochReclaimer.GRACE_EPOCHS; i++) reclaimer.collect(local.get());
+        return waiting();
+    }
+
+    /** Objects abandoned and not yet freed (approximate while threads abandon). */
+    public long waiting() {
+        return retired.waiting() + reclaimer.waiting();
+    }
+
+    /** Objects freed so far. */
+    public long freedCount() {
+        return reclaimer.freed();
+    }
+
+    /** The global epoch. */
+    public long epoch() {
+        return epochs.current();
+    }
+
+    /** How many times a participant was ejected for holding the epoch back. */
+    public long ejections() {
+        return reclaimer.ejections();
+    }
+
+    /** How many times an ejected (or new) participant rejoined. */
+    public long rejoins() {
+        return reclaimer.rejoins();
+    }
+
+    /** Participant records currently registered (threads that opened shields and were not yet found ended). */
+    public int participants() {
+        return reclaimer.participantCount();
+    }
+
+    public FloeAllocator allocator() {
+        return allocator;
+    }
+
+    void retire(long ref) {
+        retired.add(ref);
+    }
+
+    /** The bytes of the object at {@code ref}; the caller protects it. */
+    MemorySegment objectData(long ref) {
+        long length = allocator.region().getLongPlain(ref);
+        return allocator.region().slice(ref + HEADER, length);
+    }
+
+    EraClock epochs() {
+        return epochs;
+    }
+
+    HazardSlots slots() {
+        return slots;
+    }
+
+    EpochReclaimer reclaimer() {
+        return reclaimer;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.floe.manual;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * The unique owning reference to a manual object (Snowflake's {@code Owner<T>}, paper section
+ * 3.2): the only way to obtain new {@link Shield shields} on the object, and the one place that
+ * decides when the object dies.
+ *
+ * <ul>
+ *   <li>{@link #defend()} opens a shield on the object (fails if the owner is empty);</li>
+ *   <li>{@link #abandon()} empties the owner and schedules the object for reclamation once no
+ *       shield protects it (paper: exchange with null, then {@code AddToDeleteList});</li>
+ *   <li>{@link #move(Owner)} takes the object of another owner, which becomes empty; this
+ *       owner's previous object, if any, is abandoned.</li>
+ * </ul>
+ * An owner may live in a field of any Java object and be shared between threads through it;
+ * every operation is atomic (the reference is exchanged with one atomic operation), so two
+ * threads abandoning the same owner cannot both succeed.
+ *
+ * <h2>What Java cannot check (see the package documentation)</h2>
+ * The paper's compiler front end makes owners non-copyable. In Java the reference itself is
+ * never exposed, so an object has exactly one owner as long as owners are only created by the
+ * heap and moved with {@link #move}: the class is final, has no public constructor and no way to
+ * copy its reference. Holding the same {@code Owner} object in two places is fine — it is still
+ * one owner.
+ */
+public final class Owner {
+    private static final VarHandle REF;
+
+    private final ManualHeap heap;
+    /** The object (offset of its header in the heap's region), or 0 when empty. */
+    @SuppressWarnings("unused") // through REF
+    private volatile long ref;
+
+    Owner(ManualHeap heap, long ref) {
+        this.heap = heap;
+        this.ref = ref; // volatile: the object's header and zeroing happen-before any reader of ref
+    }
+
+    /** The heap this owner belongs to. */
+    public ManualHeap heap() {
+        return heap;
+    }
+
+    /** Whether the owner holds no object (never filled, abandoned or moved from); a snapshot. */
+    public boolean isEmpty() {
+        return ref == 0;
+    }
+
+    /**
+     * Opens a shield on this owner's object (paper: {@code Owner.Defend()}).
+     *
+     * @throws IllegalStateException if the owner is empty (abandoned or moved from)
+     */
+    public Shield defend() {
+        Shield s = heap.newShield();
+        try {
+            s.defend(this);
+            return s;
+        } catch (RuntimeException | Error e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Empties the owner and schedules its object for reclamation once no shield protects it.
+     * Shields opened before keep working until they close.
+     *
+     * @throws IllegalStateException if the owner is already empty (double abandon, or moved from)
+     */
+    public void abandon() {
+        long old = (long) REF.getAndSet(this, 0L);
+        if (old == 0) throw new IllegalStateException("owner is empty: already abandoned or moved from");
+        heap.retire(old);
+    }
+
+    /**
+     * Takes the object of {@code from} (which becomes empty); this owner's previous object, if
+     * any, is abandoned (paper: {@code Owner.Move(ref x)}).
+     *
+     * @throws IllegalArgumentException if {@code from} is this owner or belongs to another heap
+     * @throws IllegalStateException    if {@code from} is empty
+     */
+    public void move(Owner from) {
+        Objects.requireNonNull(from, "from");
+        if (from == this) throw new IllegalArgumentException("cannot move an owner onto itself");
+        if (from.heap != heap) throw new IllegalArgumentException("owners of different heaps");
+        long taken = (long) REF.getAndSet(from, 0L);
+        if (taken == 0) throw new IllegalStateException("the owner moved from is empty");
+        long old = (long) REF.getAndSet(this, taken);
+        if (old != 0) heap.retire(old);
+    }
+
+    /** The object, or 0 (volatile read): the load a shield's defend publishes. */
+    long refVolatile() {
+        return ref;
+    }
+
+    @Override
+    public String toString() {
+        return isEmpty() ? "Owner[empty]" : "Owner[object]";
+    }
+
+    static {
+        try {
+            REF = MethodHandles.lookup().findVarHandle(Owner.class, "ref", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.floe.manual;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * One thread's membership in the epoch protocol of a {@link ManualHeap}: Snowflake's per-thread
+ * <em>local epoch</em> (paper, section 4.1) and the hazard slots of the thread's open shields.
+ *
+ * <h2>The state word (one {@code long}, written by CAS)</h2>
+ * <pre>
+ *   state >= 1       the local epoch: the global epoch this thread saw at its last shield
+ *                    operation; the global epoch may move one past it and no further
+ *   state == EJECTED not taking part: ignored by the consensus until the thread's next
+ *                    defend {@linkplain #rejoin rejoins} (also the state of a new record)
+ *   state == RETIRED the thread ended; the record is dropped and its slots cleared (terminal)
+ * </pre>
+ * The owning thread writes its epoch with a CAS from the value it last saw ({@link #commit});
+ * a reclaimer {@linkplain #eject ejects} with a CAS to {@code EJECTED}. So an ejection and a
+ * shield's commit are totally ordered on this word, and exactly one of them succeeds: that
+ * atomicity is what the paper obtains by write-protecting the stalled thread's shield page.
+ *
+ * <p>The held-slot list is touched only by the owning thread; a reclaimer reads it only after
+ * {@link Thread#isAlive()} returned false (thread termination happens-before that result).
+ */
+final class Participant {
+    /** Ejected (or joining): the consensus ignores this record. */
+    static final long EJECTED = -1;
+    /** The thread ended and the record was released (terminal). */
+    static final long RETIRED = -2;
+
+    private static final VarHandle STATE;
+
+    @SuppressWarnings("unused") // through STATE
+    private volatile long state = EJECTED;
+    private final Thread thread;
+    /** Slots of this thread's open shields ({@code held[0..heldCount)}); owner thread only. */
+    private int[] held = new int[4];
+    private int heldCount;
+
+    Participant(Thread thread) {
+        this.thread = thread;
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    /** The state word (volatile read). */
+    long state() {
+        return state;
+    }
+
+    /**
+     * The owning thread moves from the state it read, {@code seen}, to epoch {@code epoch}
+     * (CAS, a full fence). Fails only if the record was ejected since {@code seen} was read.
+     */
+    boolean commit(long seen, long epoch) {
+        return STATE.compareAndSet(this, seen, epoch);
+    }
+
+    /** The owning thread rejoins at {@code epoch} after an ejection (paper: {@code Rejoin()}). */
+    boolean rejoin(long epoch) {
+        return STATE.compareAndSet(this, EJECTED, epoch);
+    }
+
+    /** A reclaimer ejects the record it saw at epoch {@code seen}; false if it moved meanwhile. */
+    boolean eject(long seen) {
+        return seen >= 1 && STATE.compareAndSet(this, seen, EJECTED);
+    }
+
+    /** Marks the record of an ended thread retired; true for the one caller that did it. */
+    boolean retire() {
+        while (true) {
+            long s = state;
+            if (s == RETIRED) return false;
+            if (STATE.compareAndSet(this, s, RETIRED)) return true;
+        }
+    }
+
+    void hold(int slot) {
+        if (heldCount == held.length) held = Arrays.copyOf(held, heldCount * 2);
+        held[heldCount++] = slot;
+    }
+
+    void release(int slot) {
+        for (int i = heldCount - 1; i >= 0; i--) {
+            if (held[i] == slot) {
+                held[i] = held[--heldCount];
+                return;
+            }
+        }
+        throw new IllegalStateException("slot " + slot + " is not held by this participant");
+    }
+
+    /** The slots of the open shields (for the cleanup of an ended thread). */
+    int[] heldSlots() {
+        return Arrays.copyOf(held, heldCount);
+    }
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Participant.class, "state", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package dev.floe.manual;
+
+import dev.floe.memory.FloeAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The owner / shield programming model and its run-time checks (misuse fails cleanly). */
+class OwnerShieldTest {
+    private FloeAllocator alloc;
+    private ManualHeap heap;
+
+    @BeforeEach
+    void setUp() {
+        alloc = FloeAllocator.builder().regionSize(1L << 30).build();
+        heap = new ManualHeap(alloc);
+    }
+
+    @AfterEach
+    void tearDown() {
+        alloc.close();
+    }
+
+    @Test
+    void createdObjectIsZeroedAndReadableThroughAShield() {
+        Owner o = heap.create(100);
+        try (Shield s = o.defend()) {
+            assertEquals(100, s.byteSize());
+            for (int i = 0; i < 100; i++) assertEquals(0, s.getByte(i));
+            s.setLong(0, 42);
+            s.setInt(96, 7);
+            assertEquals(42, s.getLong(0));
+            assertEquals(7, s.getInt(96));
+        }
+        try (Shield s = o.defend()) {
+            assertEquals(42, s.getLong(0));
+        }
+    }
+
+    @Test
+    void accessorsAreBoundedToTheObject() {
+        Owner o = heap.create(16);
+        try (Shield s = o.defend()) {
+            assertThrows(IndexOutOfBoundsException.class, () -> s.getLong(9));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.setByte(16, (byte) 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.getInt(-1));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.segment().get(ValueLayout.JAVA_LONG, 16));
+        }
+    }
+
+    @Test
+    void layoutObjectsWorkWithTheLayoutsVarHandles() {
+        MemoryLayout point = MemoryLayout.structLayout(
+                ValueLayout.JAVA_INT.withName("x"), ValueLayout.JAVA_INT.withName("y"), ValueLayout.JAVA_LONG.withName("id"));
+        VarHandle y = point.varHandle(MemoryLayout.PathElement.groupElement("y"));
+        VarHandle id = point.varHandle(MemoryLayout.PathElement.groupElement("id"));
+        Owner o = heap.create(point);
+        try (Shield s = o.defend()) {
+            assertEquals(point.byteSize(), s.byteSize());
+            y.set(s.segment(), 0L, 5);
+            id.set(s.segment(), 0L, 99L);
+            assertEquals(5, s.getInt(4));
+            assertEquals(99L, (long) id.get(s.segment(), 0L));
+        }
+        assertThrows(IllegalArgumentException.class, () -> heap.create(MemoryLayout.sequenceLayout(2, ValueLayout.JAVA_LONG).withByteAlignment(16)));
+    }
+
+    @Test
+    void badSizesAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> heap.create(0));
+        assertThrows(IllegalArgumentException.class, () -> heap.create(-8));
+        assertThrows(IllegalArgumentException.class, () -> heap.create(Long.MAX_VALUE));
+        assertThrows(NullPointerException.class, () -> heap.create((MemoryLayout) null));
+    }
+
+    @Test
+    void defendOnAnAbandonedOwnerFails() {
+        Owner o = heap.create(8);
+        o.abandon();
+        assertTrue(o.isEmpty());
+        assertThrows(IllegalStateException.class, o::defend);
+        try (Shield s = heap.newShield()) {
+            assertFalse(s.tryDefend(o));
+            assertFalse(s.isDefending());
+            assertThrows(IllegalStateException.class, () -> s.defend(o));
+            assertThrows(IllegalStateException.class, () -> s.getLong(0)); // defends nothing
+        }
+    }
+
+    @Test
+    void doubleAbandonFails() {
+        Owner o = heap.create(8);
+        o.abandon();
+        assertThrows(IllegalStateException.class, o::abandon);
+        assertEquals(1, heap.waiting() + heap.freedCount());
+    }
+
+    @Test
+    void moveTransfersOwnershipAndAbandonsTheReceiversObject() {
+        Owner a = heap.create(8);
+        Owner b = heap.create(8);
+        try (Shield s = a.defend()) { s.setLong(0, 1); }
+        try (Shield s = b.defend()) { s.setLong(0, 2); }
+        a.move(b);
+        assertTrue(b.isEmpty());
+        assertThrows(IllegalStateException.class, b::defend);
+        try (Shield s = a.defend()) { assertEquals(2, s.getLong(0)); }
+        assertEquals(0, heap.reclaim()); // a's first object was abandoned by the move and is free now
+        assertEquals(1, heap.freedCount());
+        Owner empty = heap.newOwner();
+        empty.move(a);
+        try (Shield s = empty.defend()) { assertEquals(2, s.getLong(0)); }
+        assertEquals(1, heap.freedCount()); // moving into an empty owner abandons nothing
+    }
+
+    @Test
+    void moveOntoItselfOrFromEmptyOrAcrossHeapsFails() {
+        Owner a = heap.create(8);
+        assertThrows(IllegalArgumentException.class, () -> a.move(a));
+        assertThrows(IllegalStateException.class, () -> a.move(heap.newOwner()));
+        assertThrows(NullPointerException.class, () -> a.move(null));
+        ManualHeap other = new ManualHeap(alloc);
+        assertThrows(IllegalArgumentException.class, () -> a.move(other.create(8)));
+        try (Shield s = other.newShield()) {
+            assertThrows(IllegalArgumentException.class, () -> s.defend(a));
+        }
+        try (Shield s = a.defend()) { // a still holds its object after the refused moves
+            assertEquals(8, s.byteSize());
+        }
+    }
+
+    @Test
+    void useAfterCloseFailsForTheShieldAndItsView() {
+        Owner o = heap.create(32);
+        Shield s = o.defend();
+        MemorySegment view = s.segment();
+        view.set(ValueLayout.JAVA_LONG, 0, 5L);
+        s.close();
+        s.close(); // idempotent
+        assertThrows(IllegalStateException.class, () -> s.getLong(0));
+        assertThrows(IllegalStateException.class, () -> s.setLong(0, 1));
+        assertThrows(IllegalStateException.class, s::segment);
+        assertThrows(IllegalStateException.class, () -> s.defend(o));
+        assertThrows(IllegalStateException.class, () -> view.get(ValueLayout.JAVA_LONG, 0)); // arena closed
+    }
+
+    @Test
+    void repointingAShieldKillsThePreviousView() {
+        Owner a = heap.create(8);
+        Owner b = heap.create(8);
+        try (Shield s = heap.newShield()) {
+            s.defend(a);
+            MemorySegment viewA = s.segment();
+            s.defend(b);
+            assertThrows(IllegalStateException.class, () -> viewA.get(ValueLayout.JAVA_LONG, 0));
+            s.segment().set(ValueLayout.JAVA_LONG, 0, 9L);
+            assertEquals(9, s.getLong(0));
+        }
+    }
+
+    @Test
+    void aShieldAndItsViewRefuseOtherThreads() throws Exception {
+        Owner o = heap.create(8);
+        try (Shield s = o.defend()) {
+            MemorySegment view = s.segment();
+            AtomicReference<Throwable> shieldUse = new AtomicReference<>();
+            AtomicReference<Throwable> viewUse = new AtomicReference<>();
+            AtomicReference<Throwable> closeUse = new AtomicReference<>();
+            Thread t = Thread.ofPlatform().start(() -> {
+                shieldUse.set(catching(() -> s.getLong(0)));
+                viewUse.set(catching(() -> view.get(ValueLayout.JAVA_LONG, 0)));
+                closeUse.set(catching(s::close));
+            });
+            t.join();
+            assertInstanceOf(WrongThreadException.class, shieldUse.get());
+            assertInstanceOf(WrongThreadException.class, viewUse.get());
+            assertInstanceOf(WrongThreadException.class, closeUse.get());
+            assertEquals(0, s.getLong(0)); // still open for its own thread
+        }
+    }
+
+    @Test
+    void copiesInAndOut() {
+        Owner a = heap.create(64);
+        Owner b = heap.create(64);
+        byte[] src = new byte[64];
+        for (int i = 0; i < 64; i++) src[i] = (byte) i;
+        try (Shield sa = a.defend(); Shield sb = b.defend()) {
+            sa.copyFrom(src, 0, 0, 64);
+            sb.copyFrom(sa, 8, 0, 56);
+            byte[] out = new byte[56];
+            sb.copyTo(0, out, 0, 56);
+            byte[] expected = new byte[56];
+            System.arraycopy(src, 8, expected, 0, 56);
+            assertArrayEquals(expected, out);
+            sa.fill((byte) 3);
+            assertEquals(3, sa.getByte(63));
+        }
+    }
+
+    @Test
+    void worksOnVirtualThreads() throws Exception {
+        Owner o = heap.create(8);
+        try (Shield s = o.defend()) { s.setLong(0, 77); }
+        try (var exec = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            CompletableFuture<Long>[] fs = new CompletableFuture[200];
+            for (int i = 0; i < fs.length; i++) {
+                fs[i] = CompletableFuture.supplyAsync(() -> {
+                    try (Shield s = o.defend()) {
+                        return s.getLong(0);
+                    }
+                }, exec);
+            }
+            for (CompletableFuture<Long> f : fs) assertEquals(77L, f.get());
+        } catch (ExecutionException e) {
+            throw new AssertionError(e.getCause());
+        }
+        o.abandon();
+        assertEquals(0, heap.reclaim());
+        assertTrue(heap.participants() <= 1, "records of ended virtual threads are dropped: " + heap.participants());
+    }
+
+    private static Throwable catching(Runnable r) {
+        try {
+            r.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+}
