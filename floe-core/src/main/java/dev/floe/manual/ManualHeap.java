@@ -24,18 +24,23 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <h2>Object layout</h2>
- * An object is one allocator block: an 8-byte header holding the object's length in bytes,
- * then the object's bytes (8-byte aligned). The header is written before the owner publishes
- * the object and never changes while the object is live.
+ * <h2>Objects and the owner word</h2>
+ * An object is exactly one allocator block of its size (no header: a 4 KiB object takes a 4 KiB
+ * block, not the next size class). Its owner holds one {@code long}, written and exchanged
+ * atomically, that names both the block and the object's length:
+ * <pre>
+ *   63   62 .......... offsetBits | offsetBits-1 ............ 0
+ *   0  |  length in bytes          |  block offset in the region
+ * </pre>
+ * {@code offsetBits} is the number of bits the region's size needs (38 for the default 256 GiB
+ * region), so objects may be up to {@code 2^(63 - offsetBits) - 1} bytes ({@link #maxObjectBytes()}).
+ * 0 is the empty owner (offset 0 is never a block). Shield slots and retire lists hold the
+ * offset alone.
  *
  * <p>The heap does not own the allocator: close the allocator when no thread uses the heap any
  * more (objects still waiting for reclamation are released with the region).
  */
 public final class ManualHeap {
-    /** Bytes of the length header in front of every object. */
-    static final int HEADER = 8;
-
     /**
      * Tuning of the reclamation.
      *
@@ -61,6 +66,10 @@ public final class ManualHeap {
     private final EpochReclaimer reclaimer;
     private final RetireBatches retired;
     private final ThreadLocal<Participant> local = new ThreadLocal<>();
+    /** Low bits of an owner word that hold the block offset (see the class comment). */
+    private final int offsetBits;
+    private final long offsetMask;
+    private final long maxObjectBytes;
 
     public ManualHeap(FloeAllocator allocator) {
         this(allocator, Config.defaults());
@@ -69,6 +78,9 @@ public final class ManualHeap {
     public ManualHeap(FloeAllocator allocator, Config config) {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         Objects.requireNonNull(config, "config");
+        this.offsetBits = 64 - Long.numberOfLeadingZeros(allocator.region().size() - 1);
+        this.offsetMask = (1L << offsetBits) - 1;
+        this.maxObjectBytes = Math.min(allocator.maxAllocation(), (1L << (63 - offsetBits)) - 1);
         this.reclaimer = new EpochReclaimer(allocator, epochs, slots, config.ejectThreshold());
         this.retired = new RetireBatches(config.batch(), RetireBatches.defaultStripes(),
                 (refs, count) -> reclaimer.drain(refs, count, local.get()));
@@ -82,14 +94,23 @@ public final class ManualHeap {
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
      */
     public Owner create(long bytes) {
-        if (bytes <= 0 || bytes > allocator.maxAllocation() - HEADER) {
-            throw new IllegalArgumentException("object size " + bytes + " is not in [1, "
-                    + (allocator.maxAllocation() - HEADER) + "]");
+        return create(bytes, (byte) 0);
+    }
+
+    /**
+     * Creates an object of {@code bytes} bytes, each set to {@code fill}, and returns its owner.
+     * (Every object starts initialized: a block's previous contents never show through.)
+     *
+     * @throws IllegalArgumentException if {@code bytes <= 0} or too large for the allocator
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     */
+    public Owner create(long bytes, byte fill) {
+        if (bytes <= 0 || bytes > maxObjectBytes) {
+            throw new IllegalArgumentException("object size " + bytes + " is not in [1, " + maxObjectBytes + "]");
         }
-        long r = allocator.allocate(HEADER + bytes);
-        allocator.region().setLongPlain(r, bytes);
-        allocator.region().slice(r + HEADER, bytes).fill((byte) 0);
-        return new Owner(this, r); // volatile publication of r: header and zeros happen-before
+        long offset = allocator.allocate(bytes);
+        allocator.region().slice(offset, bytes).fill(fill);
+        return new Owner(this, bytes << offsetBits | offset); // volatile publication: the contents happen-before
     }
 
     /**
@@ -98,7 +119,7 @@ public final class ManualHeap {
      */
     public Owner create(MemoryLayout layout) {
         Objects.requireNonNull(layout, "layout");
-        if (layout.byteAlignment() > HEADER) {
+        if (layout.byteAlignment() > Long.BYTES) {
             throw new IllegalArgumentException("layout alignment " + layout.byteAlignment() + " exceeds 8 bytes");
         }
         return create(layout.byteSize());
@@ -171,14 +192,24 @@ public final class ManualHeap {
         return allocator;
     }
 
-    void retire(long ref) {
-        retired.add(ref);
+    /** The largest object {@link #create} accepts (see the owner word in the class comment). */
+    public long maxObjectBytes() {
+        return maxObjectBytes;
     }
 
-    /** The bytes of the object at {@code ref}; the caller protects it. */
-    MemorySegment objectData(long ref) {
-        long length = allocator.region().getLongPlain(ref);
-        return allocator.region().slice(ref + HEADER, length);
+    /** Schedules the object of owner word {@code word} for reclamation. */
+    void retire(long word) {
+        retired.add(offsetOf(word));
+    }
+
+    /** The block offset of a non-empty owner word: what shields publish and reclaimers free. */
+    long offsetOf(long word) {
+        return word & offsetMask;
+    }
+
+    /** The bytes of the object of owner word {@code word}; the caller protects it. */
+    MemorySegment objectData(long word) {
+        return allocator.region().slice(word & offsetMask, word >>> offsetBits);
     }
 
     EraClock epochs() {

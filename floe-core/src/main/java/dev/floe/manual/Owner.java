@@ -31,13 +31,13 @@ public final class Owner {
     private static final VarHandle REF;
 
     private final ManualHeap heap;
-    /** The object (offset of its header in the heap's region), or 0 when empty. */
+    /** The object's owner word (length and block offset, see {@link ManualHeap}), or 0 when empty. */
     @SuppressWarnings("unused") // through REF
     private volatile long ref;
 
     Owner(ManualHeap heap, long ref) {
         this.heap = heap;
-        this.ref = ref; // volatile: the object's header and zeroing happen-before any reader of ref
+        this.ref = ref; // volatile: the object's initialization happens-before any reader of ref
     }
 
     /** The heap this owner belongs to. */

@@ -69,7 +69,7 @@ public final class Shield implements AutoCloseable {
     private final Thread thread;
     private final int slot;
     private boolean open = true;
-    /** The defended object's header offset, or 0. */
+    /** The defended object's owner word (offset and length), or 0. */
     private long ref;
     /** The object's bytes, in the region's global scope: only touched after the checks. */
     private MemorySegment data;
@@ -113,7 +113,7 @@ public final class Shield implements AutoCloseable {
                 continue;
             }
             long r = owner.refVolatile();              // volatile load after the epoch load (step 3)
-            heap.slots().publish(slot, r == 0 ? EMPTY : r); // release store (step 4)
+            heap.slots().publish(slot, r == 0 ? EMPTY : heap.offsetOf(r)); // release store (step 4)
             if (participant.commit(seen, g)) {         // CAS, full fence (step 5)
                 if (r != 0) attach(r);
                 return r != 0;
@@ -211,7 +211,7 @@ public final class Shield implements AutoCloseable {
 
     private void attach(long r) {
         ref = r;
-        data = heap.objectData(r); // reads the length header: protected now
+        data = heap.objectData(r);
     }
 
     /** Forgets the current object and kills its view (before its protection ends). */

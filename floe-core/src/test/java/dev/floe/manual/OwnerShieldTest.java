@@ -53,6 +53,20 @@ class OwnerShieldTest {
     }
 
     @Test
+    void createWithAFillValueSetsEveryByte() {
+        Owner used = heap.create(40, (byte) 0x5A);
+        used.abandon();
+        heap.reclaim(); // its block is free again; a new object must not show its bytes
+        Owner o = heap.create(40, (byte) 7);
+        try (Shield s = o.defend()) {
+            for (int i = 0; i < 40; i++) assertEquals(7, s.getByte(i));
+        }
+        try (Shield s = heap.create(40).defend()) {
+            for (int i = 0; i < 40; i++) assertEquals(0, s.getByte(i));
+        }
+    }
+
+    @Test
     void accessorsAreBoundedToTheObject() {
         Owner o = heap.create(16);
         try (Shield s = o.defend()) {
@@ -85,6 +99,9 @@ class OwnerShieldTest {
         assertThrows(IllegalArgumentException.class, () -> heap.create(0));
         assertThrows(IllegalArgumentException.class, () -> heap.create(-8));
         assertThrows(IllegalArgumentException.class, () -> heap.create(Long.MAX_VALUE));
+        assertThrows(IllegalArgumentException.class, () -> heap.create(heap.maxObjectBytes() + 1));
+        // a 1 GiB region needs 30 offset bits, leaving 33 for the length; the allocator's own limit is lower
+        assertEquals(Math.min(alloc.maxAllocation(), (1L << 33) - 1), heap.maxObjectBytes());
         assertThrows(NullPointerException.class, () -> heap.create((MemoryLayout) null));
     }
 
