@@ -71,8 +71,6 @@ public final class Shield implements AutoCloseable {
     private boolean open = true;
     /** The defended object's owner word (offset and length), or 0. */
     private long ref;
-    /** The object's bytes, in the region's global scope: only touched after the checks. */
-    private MemorySegment data;
     /** The confined arena of the {@link #segment()} view, created on first use per object. */
     private Arena viewArena;
     private MemorySegment view;
@@ -115,7 +113,7 @@ public final class Shield implements AutoCloseable {
             long r = owner.refVolatile();              // volatile load after the epoch load (step 3)
             heap.slots().publish(slot, r == 0 ? EMPTY : heap.offsetOf(r)); // release store (step 4)
             if (participant.commit(seen, g)) {         // CAS, full fence (step 5)
-                if (r != 0) attach(r);
+                ref = r;
                 return r != 0;
             }
             // ejected between step 1 and step 5: rejoin and replay
@@ -203,21 +201,19 @@ public final class Shield implements AutoCloseable {
         heap.slots().clear(slot); // release store: every access through this shield precedes it
     }
 
+    /**
+     * The object's bytes, checked first: a fresh slice of the region per call, which the JIT
+     * removes once the accessor is inlined (no allocation per defend or per access).
+     */
     private MemorySegment data() {
         checkUsable();
         if (ref == 0) throw new IllegalStateException("the shield defends no object");
-        return data;
-    }
-
-    private void attach(long r) {
-        ref = r;
-        data = heap.objectData(r);
+        return heap.objectData(ref);
     }
 
     /** Forgets the current object and kills its view (before its protection ends). */
     private void dropObject() {
         ref = 0;
-        data = null;
         if (viewArena != null) {
             viewArena.close();
             viewArena = null;

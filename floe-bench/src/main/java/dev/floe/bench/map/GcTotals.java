@@ -7,9 +7,9 @@ import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 
 /** Collector time and count so far (G1's pause beans), and the heap after the last collection. */
-record GcTotals(long millis, long count) {
+public record GcTotals(long millis, long count) {
 
-    static GcTotals now() {
+    public static GcTotals now() {
         long ms = 0, n = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (gc.getName().endsWith("Cycles")) continue; // concurrent cycles, not pauses
@@ -19,12 +19,12 @@ record GcTotals(long millis, long count) {
         return new GcTotals(ms, n);
     }
 
-    GcTotals minus(GcTotals o) {
+    public GcTotals minus(GcTotals o) {
         return new GcTotals(millis - o.millis, count - o.count);
     }
 
     /** Heap occupancy right after the most recent collection, summed over the heap pools. */
-    static long heapAfterLastGc() {
+    public static long heapAfterLastGc() {
         long sum = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() != MemoryType.HEAP) continue;

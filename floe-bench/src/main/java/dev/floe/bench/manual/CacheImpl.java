@@ -1,0 +1,43 @@
+package dev.floe.bench.manual;
+
+import java.util.Arrays;
+import java.util.List;
+
+/** The implementations of the {@code manual} suite, by their names in BENCHMARKS.md. */
+enum CacheImpl {
+    /** Payloads off-heap as Snowflake manual objects, owner in the entry. */
+    MANUAL("manual"),
+    /** Payloads as {@code byte[]} under G1. */
+    GC_G1("gc-g1");
+
+    private final String label;
+
+    CacheImpl(String label) {
+        this.label = label;
+    }
+
+    String label() {
+        return label;
+    }
+
+    static List<String> labels() {
+        return Arrays.stream(values()).map(CacheImpl::label).toList();
+    }
+
+    static CacheImpl byLabel(String label) {
+        for (CacheImpl i : values()) if (i.label.equals(label)) return i;
+        throw new IllegalArgumentException("no implementation " + label + "; choose from " + labels());
+    }
+
+    /** Worker JVM options: G1 for both, and the same RAM budget (see {@link CacheSizing}). */
+    List<String> jvmArgs(CacheSizing z) {
+        long heap = this == GC_G1 ? z.budgetBytes() : z.manualHeapBytes();
+        return List.of("-XX:+UseG1GC", "-Xmx" + (heap >> 20) + "m");
+    }
+
+    SlidingCache<?> open(CacheSizing z, int payloadBytes) {
+        return this == MANUAL
+                ? new ManualPayloadCache(payloadBytes, z.expirationMs(), z.manualOffHeapBytes())
+                : new HeapPayloadCache(payloadBytes, z.expirationMs());
+    }
+}

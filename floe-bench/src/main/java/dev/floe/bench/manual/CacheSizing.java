@@ -1,0 +1,70 @@
+package dev.floe.bench.manual;
+
+import dev.floe.bench.harness.Mode;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Sizes of the caching benchmark in one mode (the paper: 4 million requests on a shared cache,
+ * keys uniform over a large key space, 1 s sliding expiration).
+ *
+ * <ul>
+ *   <li>{@code --quick}: 400,000 requests per run over 40,000 keys with a 50 ms sliding
+ *       expiration (so that a sub-second run sees many expiration periods and a steady cache of
+ *       a few tens of thousands of entries), a 512 MiB RAM budget per JVM.</li>
+ *   <li>{@code --full}: the paper's 4,000,000 requests and 1 s sliding expiration, over 500,000
+ *       keys (every key cached at once would take 2 GiB of 4 KiB payloads), a 6 GiB RAM budget
+ *       per JVM.</li>
+ * </ul>
+ * The RAM budget is the same for both implementations: {@code gc-g1} gets it all as heap
+ * ({@code -Xmx}); {@code manual} gets a quarter as heap (entries, map) and the rest as the
+ * Floe allocator's off-heap budget (payloads).
+ *
+ * @param requests     requests per run, split evenly between the threads
+ * @param keys         size of the key space
+ * @param expirationMs sliding expiration: an entry not read for this long is removed
+ * @param budgetBytes  RAM budget of one JVM
+ */
+record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes) {
+    private static final long MIB = 1L << 20;
+
+    static CacheSizing of(Mode mode) {
+        return mode == Mode.FULL
+                ? new CacheSizing(4_000_000, 500_000, 1_000, 6144 * MIB)
+                : new CacheSizing(400_000, 40_000, 50, 512 * MIB);
+    }
+
+    /** Requests of the JIT warm-up that precedes the measured run in each JVM: half a run. */
+    int warmupRequests() {
+        return requests / 2;
+    }
+
+    /** Keys of the warm-up: an eighth of the key space, so its cache stays small. */
+    int warmupKeys() {
+        return Math.max(1, keys / 8);
+    }
+
+    /** {@code -Xmx} of the manual implementation: a quarter of the budget. */
+    long manualHeapBytes() {
+        return budgetBytes / 4 / MIB * MIB;
+    }
+
+    /** Off-heap budget of the manual implementation: the rest of the RAM budget. */
+    long manualOffHeapBytes() {
+        return budgetBytes - manualHeapBytes();
+    }
+
+    Map<String, Object> toJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("requests", requests);
+        m.put("keys", keys);
+        m.put("expiration_ms", expirationMs);
+        m.put("warmup_requests", warmupRequests());
+        m.put("warmup_keys", warmupKeys());
+        m.put("budget_bytes", budgetBytes);
+        m.put("manual_heap_bytes", manualHeapBytes());
+        m.put("manual_offheap_bytes", manualOffHeapBytes());
+        return m;
+    }
+}

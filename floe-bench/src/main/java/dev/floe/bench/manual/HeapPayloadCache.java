@@ -1,0 +1,60 @@
+package dev.floe.bench.manual;
+
+import java.util.Arrays;
+
+/**
+ * {@code gc-g1}: payloads are {@code byte[]} on the Java heap, collected by G1 after the entry
+ * leaves the cache (the paper's unmodified ASP.NET cache).
+ */
+final class HeapPayloadCache extends SlidingCache<HeapPayloadCache.HeapEntry> {
+
+    static final class HeapEntry extends SlidingCache.Entry {
+        final byte[] payload;
+
+        HeapEntry(byte[] payload, long now) {
+            super(now);
+            this.payload = payload;
+        }
+    }
+
+    HeapPayloadCache(int payloadBytes, long expirationMs) {
+        super(payloadBytes, expirationMs);
+    }
+
+    @Override
+    Worker worker() {
+        return new Worker() {
+            @Override
+            void requestEntry(int key, long now) {
+                HeapEntry e = live(key, now);
+                byte[] p;
+                if (e != null) {
+                    e.touch(now);
+                    p = e.payload;
+                    hits.increment();
+                } else {
+                    p = new byte[payloadBytes];
+                    Arrays.fill(p, fillByte(key));
+                    insert(key, new HeapEntry(p, now));
+                    misses.increment();
+                }
+                for (int i = 0; i < 8; i++) check(key, p[i * (payloadBytes - 1) / 7]);
+            }
+
+            @Override
+            public void close() {
+                // holds nothing
+            }
+        };
+    }
+
+    @Override
+    void evict(HeapEntry entry) {
+        // the collector reclaims the payload once no request reads it
+    }
+
+    @Override
+    public void close() {
+        clear();
+    }
+}

@@ -1,0 +1,244 @@
+package dev.floe.bench.manual;
+
+import dev.floe.bench.harness.Cell;
+import dev.floe.bench.harness.Comparison;
+import dev.floe.bench.harness.Isolation;
+import dev.floe.bench.harness.MemorySnapshot;
+import dev.floe.bench.harness.Metric;
+import dev.floe.bench.harness.Mode;
+import dev.floe.bench.harness.Ratio;
+import dev.floe.bench.harness.Sample;
+import dev.floe.bench.harness.Settings;
+import dev.floe.bench.harness.Suite;
+import dev.floe.bench.harness.SuiteReport;
+import dev.floe.bench.harness.TargetCheck;
+import dev.floe.bench.harness.Trial;
+import dev.floe.bench.map.GcTotals;
+import dev.floe.memory.MemoryStats;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code manual} suite: the Snowflake paper's ASP.NET caching benchmark (section 5) in Java.
+ * A shared {@link SlidingCache} receives a fixed number of requests with uniform keys; a miss
+ * allocates a payload of 256 B, 2 KiB or 4 KiB ({@code cache-256b}, {@code cache-2k},
+ * {@code cache-4k}); entries expire after a sliding expiration. {@code manual} keeps payloads as
+ * Snowflake manual objects ({@link ManualPayloadCache}), {@code gc-g1} as {@code byte[]} under G1
+ * ({@link HeapPayloadCache}), each in a fresh JVM per run with the same RAM budget
+ * ({@link CacheSizing}).
+ *
+ * <p>Each run: a JIT warm-up (the same request loop for half the requests on a throw-away cache
+ * over an eighth of the keys), {@code System.gc()}, the kernel's peak RSS reset, then the
+ * measured run on a fresh cache. Metrics: {@code ops_per_s} = requests / time to completion,
+ * {@code peak_rss_bytes} = the process's peak resident set ({@code VmHWM}) since the reset (the
+ * whole process where the reset is not available: {@code extra.peak_rss_reset = 0}),
+ * {@code gc_pause_ms} = collector pause time during the measured run (the GC MXBeans' pause
+ * collectors).
+ * {@code extra}: the two memory metrics again (results carry only ops/s as a top-level summary),
+ * {@code time_s}, {@code gc_count}, hits, misses, evictions, entries at the end,
+ * {@code payload_mismatches} (must be 0), and for {@code manual} the heap's epoch, ejections and
+ * objects still waiting at the end. Ratios: {@code manual} against {@code gc-g1} on the three
+ * metrics. Goals: {@link #targets}.
+ */
+public final class ManualSuite implements Suite {
+    static final String MANUAL = CacheImpl.MANUAL.label();
+    static final String GC_G1 = CacheImpl.GC_G1.label();
+
+    static final Metric PEAK_RSS = Metric.lowerIsBetter("peak_rss_bytes", 1 << 20);
+    /** Pauses below 1 ms count as 1 ms in ratios (a near-zero total would give unbounded ratios). */
+    static final Metric GC_PAUSE = Metric.lowerIsBetter("gc_pause_ms", 1.0);
+
+    /** Workload name to payload bytes. */
+    private static final Map<String, Integer> PAYLOADS = payloads();
+
+    private static Map<String, Integer> payloads() {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        m.put("cache-256b", 256);
+        m.put("cache-2k", 2048);
+        m.put("cache-4k", 4096);
+        return m;
+    }
+
+    private long runCounter;
+
+    @Override
+    public String name() {
+        return "manual";
+    }
+
+    @Override
+    public String description() {
+        return "Snowflake caching benchmark (paper 5): manual (owner/shield off-heap payloads) vs gc-g1 (byte[] payloads)";
+    }
+
+    @Override
+    public List<String> impls() {
+        return CacheImpl.labels();
+    }
+
+    @Override
+    public Settings defaults(Mode mode) {
+        if (mode == Mode.FULL) return new Settings(mode, 1, 0, 3, Settings.fullThreads(), impls());
+        return new Settings(mode, 1, 0, 2, List.of(1, 2), impls());
+    }
+
+    @Override
+    public Map<String, Object> config(Settings s) {
+        CacheSizing z = CacheSizing.of(s.mode());
+        Map<String, Object> m = new LinkedHashMap<>(z.toJson());
+        m.put("payload_bytes", PAYLOADS);
+        m.put("scaling", s.mode() == Mode.QUICK
+                ? "quick: 400,000 requests over 40,000 keys, 50 ms sliding expiration, 512 MiB RAM budget per JVM "
+                  + "(paper: 4M requests, a large key space, 1 s)"
+                : "full: the paper's 4M requests and 1 s sliding expiration, over 500,000 keys, 6 GiB RAM budget per JVM");
+        m.put("paper", "Snowflake (OOPSLA 2017) section 5, ASP.NET Caching: threads share a cache, N requests with keys "
+                + "uniform over a large key space, allocate on miss, sliding expiration 1 s, payloads 256 B / 2 KiB / "
+                + "4 KiB; time to completion, peak working set, GC pauses");
+        m.put("runs_measure", "one fresh JVM per run: JIT warm-up (half the requests over an eighth of the keys on a "
+                + "throw-away cache), System.gc(), peak RSS reset (/proc/self/clear_refs), then the measured run: time to "
+                + "completion of all requests, peak RSS since the reset, GC pauses during it; --duration and --warmup are "
+                + "not used");
+        Map<String, Object> jvm = new LinkedHashMap<>();
+        for (String impl : s.impls()) jvm.put(impl, String.join(" ", CacheImpl.byLabel(impl).jvmArgs(z)));
+        m.put("jvm_args", jvm);
+        m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry's owner, else "
+                + "create + defend + fill + put; gc-g1: new byte[] + fill on miss; both read 8 bytes of the payload "
+                + "and check them; expired entries removed on access and by a scan every half expiration period");
+        return m;
+    }
+
+    @Override
+    public List<Cell> cells(Settings s) {
+        List<Cell> cells = new ArrayList<>();
+        for (String w : PAYLOADS.keySet()) {
+            for (int t : s.threads()) cells.add(new Cell(w, t, Isolation.FRESH_JVM));
+        }
+        return cells;
+    }
+
+    @Override
+    public List<Comparison> comparisons(Cell cell, List<String> impls) {
+        if (!impls.contains(MANUAL) || !impls.contains(GC_G1)) return List.of();
+        return List.of(new Comparison(MANUAL, GC_G1, Metric.OPS_PER_S),
+                new Comparison(MANUAL, GC_G1, PEAK_RSS),
+                new Comparison(MANUAL, GC_G1, GC_PAUSE));
+    }
+
+    @Override
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
+        return CacheImpl.byLabel(impl).jvmArgs(CacheSizing.of(mode));
+    }
+
+    @Override
+    public List<String> jvmArgs(String impl) {
+        return jvmArgs(impl, Mode.QUICK, 1);
+    }
+
+    @Override
+    public Sample measure(Trial trial) throws Exception {
+        CacheImpl impl = CacheImpl.byLabel(trial.impl());
+        Integer payload = PAYLOADS.get(trial.workload());
+        if (payload == null) throw new IllegalArgumentException("no workload " + trial.workload() + " in " + PAYLOADS.keySet());
+        CacheSizing z = CacheSizing.of(trial.mode());
+        Map<String, Double> extra = new LinkedHashMap<>();
+        long seed = ++runCounter;
+        try (SlidingCache<?> warm = impl.open(z, payload)) { // JIT warm-up, small throw-away cache
+            CacheDriver.run(warm, trial.threads(), z.warmupRequests(), z.warmupKeys(), -seed);
+        }
+        System.gc();
+        extra.put("peak_rss_reset", resetPeakRss() ? 1.0 : 0.0);
+        GcTotals gcBefore = GcTotals.now();
+        double seconds;
+        MemorySnapshot memory;
+        try (SlidingCache<?> cache = impl.open(z, payload)) {
+            seconds = CacheDriver.run(cache, trial.threads(), z.requests(), z.keys(), seed);
+            extra.put("hits", (double) cache.hits.sum());
+            extra.put("misses", (double) cache.misses.sum());
+            extra.put("evictions", (double) cache.evictions.sum());
+            extra.put("entries_at_end", (double) cache.size());
+            extra.put("payload_mismatches", (double) cache.mismatches.sum());
+            if (cache instanceof ManualPayloadCache m) {
+                MemoryStats st = m.allocator().stats();
+                memory = MemorySnapshot.capture(st.committedBytes(), st.liveBytes());
+                extra.put("epoch", (double) m.heap().epoch());
+                extra.put("ejections", (double) m.heap().ejections());
+                extra.put("waiting_at_end", (double) m.heap().waiting());
+            } else {
+                memory = MemorySnapshot.capture(0, 0);
+            }
+        }
+        GcTotals gc = GcTotals.now().minus(gcBefore);
+        extra.put("time_s", seconds);
+        extra.put("gc_count", (double) gc.count());
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        metrics.put(Metric.OPS_PER_S.name(), z.requests() / seconds);
+        metrics.put(PEAK_RSS.name(), (double) peakRss());
+        metrics.put(GC_PAUSE.name(), (double) gc.millis());
+        extra.put(PEAK_RSS.name(), metrics.get(PEAK_RSS.name())); // results show the metrics' medians here
+        extra.put(GC_PAUSE.name(), metrics.get(GC_PAUSE.name()));
+        return new Sample(metrics, memory, extra);
+    }
+
+    /**
+     * Resets the kernel's peak RSS of this process to its current RSS ({@code 5} to
+     * {@code /proc/self/clear_refs}, Linux 4.0+), so that the peak covers the measured run and
+     * not the warm-up; false where that is not possible (the peak then covers the whole process).
+     */
+    static boolean resetPeakRss() {
+        try {
+            Files.writeString(Path.of("/proc/self/clear_refs"), "5");
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The process's peak resident set size ({@code VmHWM}) in bytes, or 0 where unavailable. */
+    static long peakRss() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) return Long.parseLong(line.substring(6).trim().split("\\s+")[0]) * 1024;
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return 0;
+    }
+
+    /** A goal on the median ratio of manual to gc-g1 (above 1: manual better). */
+    private record Goal(String target, String metric, double min, List<String> workloads, String description) {}
+
+    private static final List<Goal> GOALS = List.of(
+            new Goal("peak-rss-vs-gc-g1", PEAK_RSS.name(), 2.0, List.of("cache-2k", "cache-4k"),
+                    MANUAL + " peak RSS at most half of gc-g1's"),
+            new Goal("gc-pause-vs-gc-g1", GC_PAUSE.name(), 3.0, List.copyOf(PAYLOADS.keySet()),
+                    MANUAL + " total GC pause at least 3x lower than gc-g1's"),
+            new Goal("time-vs-gc-g1", Metric.OPS_PER_S.name(), 1.0, List.copyOf(PAYLOADS.keySet()),
+                    MANUAL + " time to completion no worse than gc-g1's"));
+
+    /**
+     * The issue's goals, at every thread count measured: manual's peak RSS at most half of
+     * gc-g1's on cache-2k and cache-4k; total GC pause at least 3x lower and time to completion
+     * no worse (ops/s ratio at least 1) on every payload size.
+     */
+    @Override
+    public List<TargetCheck> targets(SuiteReport report) {
+        List<TargetCheck> checks = new ArrayList<>();
+        for (Goal g : GOALS) {
+            for (Ratio r : report.ratios()) {
+                if (r.impl().equals(MANUAL) && r.vs().equals(GC_G1) && r.metric().equals(g.metric())
+                        && g.workloads().contains(r.workload())) {
+                    checks.add(new TargetCheck(g.target(), g.description(), r.workload(), r.threads(), MANUAL, GC_G1,
+                            g.metric() + "_ratio", r.medianRatio(), ">=", g.min()));
+                }
+            }
+        }
+        return checks;
+    }
+}
