@@ -26,9 +26,12 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li><b>Advance</b> ({@link #tryAdvance}): the global epoch moves from {@code g} to
  *       {@code g + 1} (one CAS, so at most one advance per value) once every participant has
  *       either seen {@code g} (its state is {@code >= g}) or is ejected. The draining thread
- *       first acknowledges {@code g} itself. A participant that is behind blocks the advance,
- *       unless the limbo holds {@link ManualHeap.Config#ejectThreshold} objects or more: then it is
- *       <b>ejected</b> (CAS of its state to {@code EJECTED}). A participant whose thread ended is
+ *       first acknowledges {@code g} itself. A participant that is behind and has no open shield
+ *       (an idle thread: it would otherwise hold the epoch until it next defends) is
+ *       <b>ejected</b> at once (CAS of its state to {@code EJECTED}); one that is behind with
+ *       shields open blocks the advance until the limbo holds
+ *       {@link ManualHeap.Config#ejectThreshold} objects or more, and is then ejected too.
+ *       Ejection is always safe (see {@link Shield}): it only decides who pays a rejoin. A participant whose thread ended is
  *       retired: its slots are cleared and the record dropped (a dead thread's shields cannot be
  *       used any more), so per-thread state is given back when threads end.</li>
  *   <li><b>Empty</b> (the paper's {@code Empty()}): read the global epoch {@code G}, then take a
@@ -143,7 +146,7 @@ final class EpochReclaimer {
                 continue;
             }
             if (s == Participant.EJECTED || s >= g) continue;
-            if (eject && p.eject(s)) {
+            if ((eject || p.openShields() == 0) && p.eject(s)) {
                 ejections.increment();
                 continue;
             }

@@ -22,7 +22,10 @@ import java.util.Arrays;
  * atomicity is what the paper obtains by write-protecting the stalled thread's shield page.
  *
  * <p>The held-slot list is touched only by the owning thread; a reclaimer reads it only after
- * {@link Thread#isAlive()} returned false (thread termination happens-before that result).
+ * {@link Thread#isAlive()} returned false (thread termination happens-before that result). Its
+ * length is also published with a release store ({@link #openShields()}), as a hint for the
+ * ejection policy: a reclaimer may eject any record at any time without harming safety (the
+ * next commit fails and the defend replays), so a stale hint costs at most one rejoin.
  */
 final class Participant {
     /** Ejected (or joining): the consensus ignores this record. */
@@ -31,12 +34,14 @@ final class Participant {
     static final long RETIRED = -2;
 
     private static final VarHandle STATE;
+    private static final VarHandle HELD_COUNT;
 
     @SuppressWarnings("unused") // through STATE
     private volatile long state = EJECTED;
     private final Thread thread;
     /** Slots of this thread's open shields ({@code held[0..heldCount)}); owner thread only. */
     private int[] held = new int[4];
+    @SuppressWarnings("unused") // written through HELD_COUNT (release), read plainly by the owner
     private int heldCount;
 
     Participant(Thread thread) {
@@ -80,18 +85,27 @@ final class Participant {
     }
 
     void hold(int slot) {
-        if (heldCount == held.length) held = Arrays.copyOf(held, heldCount * 2);
-        held[heldCount++] = slot;
+        int n = heldCount;
+        if (n == held.length) held = Arrays.copyOf(held, n * 2);
+        held[n] = slot;
+        HELD_COUNT.setRelease(this, n + 1);
     }
 
     void release(int slot) {
-        for (int i = heldCount - 1; i >= 0; i--) {
+        int n = heldCount;
+        for (int i = n - 1; i >= 0; i--) {
             if (held[i] == slot) {
-                held[i] = held[--heldCount];
+                held[i] = held[n - 1];
+                HELD_COUNT.setRelease(this, n - 1);
                 return;
             }
         }
         throw new IllegalStateException("slot " + slot + " is not held by this participant");
+    }
+
+    /** How many shields the thread has open (acquire load; a hint when read by a reclaimer). */
+    int openShields() {
+        return (int) HELD_COUNT.getAcquire(this);
     }
 
     /** The slots of the open shields (for the cleanup of an ended thread). */
@@ -102,6 +116,7 @@ final class Participant {
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(Participant.class, "state", long.class);
+            HELD_COUNT = MethodHandles.lookup().findVarHandle(Participant.class, "heldCount", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -87,6 +87,35 @@ class EpochReclamationTest {
         t.join();
     }
 
+    /** A thread that used shields and now idles (none open) never holds the epoch back. */
+    @Test
+    void anIdleThreadIsEjectedAtOnceAndRejoinsWhenItDefendsAgain() throws Exception {
+        ManualHeap heap = new ManualHeap(alloc); // threshold 1024: only idleness can eject here
+        Owner o = heap.create(8);
+        try (Shield s = o.defend()) { s.setLong(0, 5); }
+        CountDownLatch idle = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        AtomicLong readLater = new AtomicLong();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                try (Shield s = o.defend()) { s.getLong(0); }
+                idle.countDown();
+                resume.await(); // alive, registered, no shield open, epoch not advancing
+                try (Shield s = o.defend()) { readLater.set(s.getLong(0)); }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        idle.await();
+        Owner garbage = heap.create(8);
+        garbage.abandon();
+        assertEquals(0, heap.reclaim(), "the idle thread did not block the epoch");
+        assertTrue(heap.ejections() >= 1);
+        resume.countDown();
+        t.join();
+        assertEquals(5, readLater.get());
+    }
+
     /**
      * The issue's liveness test: a thread parks holding a shield; everything it does not protect
      * is reclaimed; when it wakes, its shield still reads its object, and its next defend rejoins.
