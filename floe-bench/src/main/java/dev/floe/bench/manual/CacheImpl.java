@@ -35,9 +35,10 @@ enum CacheImpl {
         return List.of("-XX:+UseG1GC", "-Xmx" + (heap >> 20) + "m");
     }
 
-    SlidingCache<?> open(CacheSizing z, int payloadBytes) {
+    /** A cache with {@code payloadBytes} payloads and the given sliding expiration. */
+    SlidingCache<?> open(CacheSizing z, int payloadBytes, long expirationMs) {
         return this == MANUAL
-                ? new ManualPayloadCache(payloadBytes, z.expirationMs(), z.manualOffHeapBytes())
-                : new HeapPayloadCache(payloadBytes, z.expirationMs());
+                ? new ManualPayloadCache(payloadBytes, expirationMs, z.manualOffHeapBytes())
+                : new HeapPayloadCache(payloadBytes, expirationMs);
     }
 }

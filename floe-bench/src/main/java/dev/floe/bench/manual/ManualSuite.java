@@ -34,7 +34,7 @@ import java.util.Map;
  * ({@link CacheSizing}).
  *
  * <p>Each run: a JIT warm-up (the same request loop for half the requests on a throw-away cache
- * over an eighth of the keys), {@code System.gc()}, the kernel's peak RSS reset, then the
+ * over an eighth of the keys with a tenth of the expiration, so it misses as often), {@code System.gc()}, the kernel's peak RSS reset, then the
  * measured run on a fresh cache. Metrics: {@code ops_per_s} = requests / time to completion,
  * {@code peak_rss_bytes} = the process's peak resident set ({@code VmHWM}) since the reset (the
  * whole process where the reset is not available: {@code extra.peak_rss_reset = 0}),
@@ -100,8 +100,8 @@ public final class ManualSuite implements Suite {
         m.put("paper", "Snowflake (OOPSLA 2017) section 5, ASP.NET Caching: threads share a cache, N requests with keys "
                 + "uniform over a large key space, allocate on miss, sliding expiration 1 s, payloads 256 B / 2 KiB / "
                 + "4 KiB; time to completion, peak working set, GC pauses");
-        m.put("runs_measure", "one fresh JVM per run: JIT warm-up (half the requests over an eighth of the keys on a "
-                + "throw-away cache), System.gc(), peak RSS reset (/proc/self/clear_refs), then the measured run: time to "
+        m.put("runs_measure", "one fresh JVM per run: JIT warm-up (half the requests over an eighth of the keys, a tenth "
+                + "of the expiration, on a throw-away cache), System.gc(), peak RSS reset (/proc/self/clear_refs), then the measured run: time to "
                 + "completion of all requests, peak RSS since the reset, GC pauses during it; --duration and --warmup are "
                 + "not used");
         Map<String, Object> jvm = new LinkedHashMap<>();
@@ -148,7 +148,7 @@ public final class ManualSuite implements Suite {
         CacheSizing z = CacheSizing.of(trial.mode());
         Map<String, Double> extra = new LinkedHashMap<>();
         long seed = ++runCounter;
-        try (SlidingCache<?> warm = impl.open(z, payload)) { // JIT warm-up, small throw-away cache
+        try (SlidingCache<?> warm = impl.open(z, payload, z.warmupExpirationMs())) { // JIT warm-up, small throw-away cache
             CacheDriver.run(warm, trial.threads(), z.warmupRequests(), z.warmupKeys(), -seed);
         }
         System.gc();
@@ -156,7 +156,7 @@ public final class ManualSuite implements Suite {
         GcTotals gcBefore = GcTotals.now();
         double seconds;
         MemorySnapshot memory;
-        try (SlidingCache<?> cache = impl.open(z, payload)) {
+        try (SlidingCache<?> cache = impl.open(z, payload, z.expirationMs())) {
             seconds = CacheDriver.run(cache, trial.threads(), z.requests(), z.keys(), seed);
             extra.put("hits", (double) cache.hits.sum());
             extra.put("misses", (double) cache.misses.sum());
