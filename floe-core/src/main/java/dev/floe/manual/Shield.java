@@ -231,8 +231,4 @@ public final class Shield implements AutoCloseable {
             throw new WrongThreadException("a shield is used only by the thread that created it");
         }
     }
-
-    int slot() {
-        return slot;
-    }
 }
