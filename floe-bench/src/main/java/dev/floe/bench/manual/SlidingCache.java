@@ -67,7 +67,7 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
         if (payloadBytes < 8) throw new IllegalArgumentException("payload must be at least 8 bytes: " + payloadBytes);
         this.payloadBytes = payloadBytes;
         this.expirationNanos = expirationMs * 1_000_000L;
-        this.nextScan = System.nanoTime() + expirationNanos / 2;
+        this.nextScan = expirationNanos / 2; // the driver's virtual clock starts at 0
     }
 
     /**
@@ -76,7 +76,7 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
      * paper's idiom for shields in loops), closed when the thread is done.
      */
     abstract class Worker implements AutoCloseable {
-        /** One request for {@code key} at time {@code now} (System.nanoTime). */
+        /** One request for {@code key} at time {@code now} (nanoseconds of the driver's virtual clock). */
         final void request(int key, long now) {
             maybeScan(now);
             requestEntry(key, now);
