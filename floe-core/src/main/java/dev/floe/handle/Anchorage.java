@@ -127,6 +127,15 @@ public final class Anchorage implements AutoCloseable {
     }
 
     private long pass() {
+        heap.setMover(Thread.currentThread());
+        try {
+            return measuredPass();
+        } finally {
+            heap.setMover(null);
+        }
+    }
+
+    private long measuredPass() {
         DefragPassEvent event = new DefragPassEvent();
         event.begin();
         long t0 = System.nanoTime();
@@ -185,7 +194,7 @@ public final class Anchorage implements AutoCloseable {
     /** What the service has done so far. */
     public DefragStats stats() {
         return new DefragStats(passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves,
-                totalPassNanos, maxPassNanos, lastBefore, lastAfter, defragmenting);
+                totalPassNanos, maxPassNanos, heap.maxMoverLockHoldNanos(), lastBefore, lastAfter, defragmenting);
     }
 
     /** Whether the background loop runs (started and not closed). */

@@ -60,6 +60,39 @@ public final class AnchorageHeap implements HandleService {
         final List<AreaChunk> chunks = new ArrayList<>();
     }
 
+    /** The thread running a defragmentation pass, whose lock hold times are measured. */
+    private volatile Thread mover;
+    /** Longest time the mover held a size-class lock (the longest it could block an allocation or free). */
+    private volatile long maxMoverHoldNanos;
+
+    /** Takes {@code h}'s lock; returns the time if the caller is the mover, else 0. */
+    private long lock(ClassHeap h) {
+        h.lock.lock();
+        return Thread.currentThread() == mover ? System.nanoTime() : 0;
+    }
+
+    private void unlock(ClassHeap h, long held) {
+        if (held != 0) {
+            long t = System.nanoTime() - held;
+            if (t > maxMoverHoldNanos) maxMoverHoldNanos = t; // only the mover writes it
+        }
+        h.lock.unlock();
+    }
+
+    /** Marks the calling thread as the mover for lock-hold measurements (null: none). */
+    void setMover(Thread t) {
+        mover = t;
+    }
+
+    /**
+     * The longest a defragmentation pass held one of the heap's locks, in nanoseconds: the longest
+     * the service could make an application thread's allocate or free wait. Reads, writes and pins
+     * never wait for the service.
+     */
+    public long maxMoverLockHoldNanos() {
+        return maxMoverHoldNanos;
+    }
+
     /** A heap with {@link #DEFAULT_CHUNK_SIZE} chunks. */
     public AnchorageHeap(FloeAllocator allocator) {
         this(allocator, DEFAULT_CHUNK_SIZE);
@@ -92,14 +125,14 @@ public final class AnchorageHeap implements HandleService {
         int c = SizeClasses.classOf(size);
         ClassHeap h = classes[c];
         long off;
-        h.lock.lock();
+        long held = lock(h);
         try {
             AreaChunk ch = h.available.isEmpty() ? carve(h, c) : h.available.first();
             off = ch.take(id);
             if (ch.isFull()) h.available.remove(ch);
             live.addAndGet(ch.blockSize);
         } finally {
-            h.lock.unlock();
+            unlock(h, held);
         }
         return off;
     }
@@ -118,7 +151,8 @@ public final class AnchorageHeap implements HandleService {
     public void free(long offset) {
         AreaChunk ch = chunkOf(offset);
         ClassHeap h = classes[ch.sizeClass];
-        h.lock.lock();
+        boolean emptied = false;
+        long held = lock(h);
         try {
             int i = ch.released ? -1 : ch.usedIndex(offset);
             if (i < 0) throw new IllegalArgumentException("offset " + offset + " is not an allocated block");
@@ -130,13 +164,16 @@ public final class AnchorageHeap implements HandleService {
                 h.available.remove(ch);
                 h.chunks.remove(ch);
                 byOffset.remove(ch.offset);
-                allocator.free(ch.offset); // madvise: the memory goes back to the OS
-                committed.addAndGet(-chunkSize);
+                emptied = true;
             } else if (wasFull && !ch.evacuating) {
                 h.available.add(ch);
             }
         } finally {
-            h.lock.unlock();
+            unlock(h, held);
+        }
+        if (emptied) { // unlisted: nobody else can reach it; the system call runs outside the lock
+            allocator.free(ch.offset); // madvise: the memory goes back to the OS
+            committed.addAndGet(-chunkSize);
         }
     }
 
@@ -186,7 +223,7 @@ public final class AnchorageHeap implements HandleService {
      */
     List<AreaChunk> evacuationCandidates(int c, boolean all) {
         ClassHeap h = classes[c];
-        h.lock.lock();
+        long held = lock(h);
         try {
             List<AreaChunk> picked = new ArrayList<>();
             if (h.chunks.isEmpty()) return picked;
@@ -212,30 +249,30 @@ public final class AnchorageHeap implements HandleService {
             }
             return picked;
         } finally {
-            h.lock.unlock();
+            unlock(h, held);
         }
     }
 
     /** The used blocks of {@code ch} now (offsets and owner ids); returns how many. */
     int usedBlocks(AreaChunk ch, long[] offs, int[] ids) {
         ClassHeap h = classes[ch.sizeClass];
-        h.lock.lock();
+        long held = lock(h);
         try {
             return ch.released ? 0 : ch.usedBlocks(offs, ids);
         } finally {
-            h.lock.unlock();
+            unlock(h, held);
         }
     }
 
     /** Ends an evacuation: a chunk that still holds objects takes allocations again. */
     void endEvacuation(AreaChunk ch) {
         ClassHeap h = classes[ch.sizeClass];
-        h.lock.lock();
+        long held = lock(h);
         try {
             ch.evacuating = false;
             if (!ch.released && !ch.isFull()) h.available.add(ch);
         } finally {
-            h.lock.unlock();
+            unlock(h, held);
         }
     }
 
@@ -247,7 +284,7 @@ public final class AnchorageHeap implements HandleService {
     @Override
     public void close() {
         for (ClassHeap h : classes) {
-            h.lock.lock();
+            long held = lock(h);
             try {
                 for (AreaChunk ch : h.chunks) {
                     ch.released = true;
@@ -256,7 +293,7 @@ public final class AnchorageHeap implements HandleService {
                 h.chunks.clear();
                 h.available.clear();
             } finally {
-                h.lock.unlock();
+                unlock(h, held);
             }
         }
         byOffset.clear();

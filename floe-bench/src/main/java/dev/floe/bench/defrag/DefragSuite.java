@@ -31,8 +31,10 @@ import java.util.Optional;
  * latency of the gets and puts served after the fills, while the service defragments).
  * Ratios: {@code handles-defrag} against the two others on all three. Goals ({@link #targets}):
  * final RSS at least 40% below the service-off run, p99 at most 10% worse, and no pause above
- * 1 ms attributable to the service (max latency with the service on at most 1 ms above the
- * service-off maximum).
+ * 1 ms attributable to the service, checked two ways: the longest time a pass held a lock that an
+ * application allocate or free could wait for (reads, writes and pins never wait for the service),
+ * and the maximum operation latency with the service on at most 1 ms above the service-off
+ * maximum (on a loaded machine this one mostly measures scheduling and GC noise).
  *
  * <p>Isolation: one worker JVM per implementation runs its three runs in turn (each run builds
  * and closes its own allocator, so the store's resident bytes start at zero every run).
@@ -83,7 +85,8 @@ public final class DefragSuite implements Suite {
         m.put("limit_bytes", z.limit());
         m.put("eviction", "Redis approximated LRU, " + LruCache.SAMPLES + " samples");
         m.put("serve_s", s.durationSeconds());
-        m.put("serve_mix", "95% get / 5% put of a " + LruChurn.SIZE2 + "-byte value, random live keys");
+        m.put("serve_mix", "95% get of random live keys / 5% put of a " + LruChurn.SIZE2
+                + "-byte value under a random key of the second fill");
         m.put("rss_sample_ms", LruChurn.SAMPLE_INTERVAL_NANOS / 1_000_000);
         m.put("final_rss_bytes", "resident bytes of the store's allocator region (mincore) at the end");
         m.put("latency", "p99_latency_ns and max_pause_ns over the ops served after the fills");
@@ -148,6 +151,10 @@ public final class DefragSuite implements Suite {
                 "p99_latency_factor", 1 / r.medianRatio(), "<=", P99_GOAL)));
         Optional<Result> on = report.result(LRU_CHURN, 1, DEFRAG);
         Optional<Result> off = report.result(LRU_CHURN, 1, NODEFRAG);
+        on.map(r -> r.extra().get("defrag_max_lock_hold_ns")).ifPresent(hold -> checks.add(new TargetCheck(
+                "service-blocking", "the service never blocks an application thread for more than 1 ms "
+                + "(longest lock hold of a pass)", LRU_CHURN, 1, DEFRAG, null, "max_lock_hold_ns", hold, "<=",
+                PAUSE_GOAL_NS)));
         if (on.isPresent() && off.isPresent()) {
             double extra = on.get().extra().get(MAX_PAUSE.name()) - off.get().extra().get(MAX_PAUSE.name());
             checks.add(new TargetCheck("service-pause",

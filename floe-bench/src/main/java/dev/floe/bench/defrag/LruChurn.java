@@ -16,8 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * The {@code lru-churn} workload: the paper's Redis experiment (after Mesh). An {@link LruCache}
  * with a memory limit is filled past its limit with values of one size, then with values of
  * another size; then the cache keeps serving for the run's duration (95% gets of random live
- * keys, 5% puts of values of the second size under random live keys: the application's values
- * are now of that size), while RSS is sampled every 100 ms. Every put is followed by a get of a
+ * keys, 5% puts of second-size values under random keys of the second fill, which leaves the mix
+ * of sizes as the fills left it, as the paper's idle cache does), while RSS is sampled every 100 ms. Every put is followed by a get of a
  * random live key, so gets and puts are timed in every phase.
  *
  * <p>Sizes (the paper's script: 700,000 x 240 B, then 170,000 x 492 B, against 100 MiB) are the
@@ -112,14 +112,13 @@ final class LruChurn {
             long deadline = fillEnd + (long) (settleSeconds * 1e9);
             long now = fillEnd;
             while (now < deadline) {
-                int k = cache.randomLiveKey();
                 if (rnd.nextDouble() < PUT_SHARE) {
-                    cache.put(k, SIZE2);
+                    cache.put(sizes.fill1() + rnd.nextInt(sizes.fill2()), SIZE2);
                     long t = System.nanoTime();
                     servePut.record(t - now);
                     now = t;
                 } else {
-                    sink += cache.get(k);
+                    sink += cache.get(cache.randomLiveKey());
                     long t = System.nanoTime();
                     serveGet.record(t - now);
                     now = t;
