@@ -48,6 +48,8 @@ public final class Anchorage implements AutoCloseable {
     // statistics, written under passLock, read racily (volatile)
     private volatile long passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves;
     private volatile long totalPassNanos, maxPassNanos;
+    /** Passes of the background loop that ended in an exception (only the loop thread writes it). */
+    private volatile long failures;
     private volatile double lastBefore = 1.0, lastAfter = 1.0;
 
     private Anchorage(HandleSpace space, DefragConfig config, boolean background) {
@@ -92,9 +94,12 @@ public final class Anchorage implements AutoCloseable {
             long moved;
             try {
                 moved = runPass();
-            } catch (IllegalStateException closedOrFull) {
+            } catch (RuntimeException e) { // out of budget for copies, or the space was closed under us
                 if (stopped) break;
-                moved = 0; // e.g. out of budget for copies: try again after a wait
+                failures++;
+                System.getLogger("dev.floe.handle").log(System.Logger.Level.WARNING,
+                        "defragmentation pass failed; waiting before the next one", e);
+                moved = 0; // back to waiting
             }
             long took = System.nanoTime() - t0;
             if (!config.moveEverything()
@@ -147,8 +152,9 @@ public final class Anchorage implements AutoCloseable {
         int[] ids = new int[0];
         for (int c = 0; c < AnchorageHeap.classCount(); c++) {
             List<AreaChunk> chunks = heap.evacuationCandidates(c, all);
-            for (AreaChunk ch : chunks) {
-                if (moved < budget) {
+            try {
+                for (AreaChunk ch : chunks) {
+                    if (moved >= budget) break;
                     if (offs.length < ch.blockCount) {
                         offs = new long[ch.blockCount];
                         ids = new int[ch.blockCount];
@@ -165,7 +171,8 @@ public final class Anchorage implements AutoCloseable {
                         cancelled += m.cancelled();
                     }
                 }
-                heap.endEvacuation(ch);
+            } finally { // every picked chunk takes allocations again, even if a move failed
+                for (AreaChunk ch : chunks) heap.endEvacuation(ch);
             }
         }
         space.drainRetired();
@@ -195,6 +202,11 @@ public final class Anchorage implements AutoCloseable {
     public DefragStats stats() {
         return new DefragStats(passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves,
                 totalPassNanos, maxPassNanos, heap.maxMoverLockHoldNanos(), lastBefore, lastAfter, defragmenting);
+    }
+
+    /** Passes of the background loop that failed with an exception (logged at WARNING). */
+    public long failedPasses() {
+        return failures;
     }
 
     /** Whether the background loop runs (started and not closed). */

@@ -3,6 +3,7 @@ package dev.floe.handle;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.memory.FloeAllocator;
@@ -138,6 +139,36 @@ class AnchorageControlTest {
                 assertEquals((long) addresses.get(i), (long) space.read(h, s -> s.address()));
                 pins.get(i).close();
             }
+            space.close();
+        }
+    }
+
+    @Test
+    void aPassThatRunsOutOfBudgetLeavesNoObjectMarkedAndNoChunkClosed() {
+        try (FloeAllocator alloc = FloeAllocator.builder().regionSize(1L << 30).budget(4L << 20).jmx(false)
+                .name("handle-budget-test").build()) {
+            HandleSpace space = new HandleSpace(alloc);
+            List<Long> handles = new ArrayList<>();
+            try {
+                while (true) handles.add(space.allocate(SIZE));
+            } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+                // the area fills the budget
+            }
+            List<Long> kept = new ArrayList<>();
+            for (int i = 0; i < handles.size(); i++) {
+                if (i % 2 == 0) kept.add(handles.get(i));
+                else space.free(handles.get(i));
+            }
+            space.drainRetired();
+            Anchorage all = Anchorage.manual(space, DefragConfig.DEFAULTS.withMoveEverything(true));
+            assertThrows(dev.floe.memory.FloeOutOfMemoryException.class, all::runPass, "copies need fresh chunks");
+            for (long h : kept) {
+                space.write(h, s -> {
+                    s.set(JAVA_LONG, 0, 1L);
+                    return null;
+                });
+            }
+            for (int i = 0; i < handles.size() / 2 - 1; i++) space.allocate(SIZE); // the freed blocks are usable
             space.close();
         }
     }
