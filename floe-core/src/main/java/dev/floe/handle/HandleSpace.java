@@ -323,14 +323,32 @@ public final class HandleSpace implements AutoCloseable {
         retired.drainAll();
     }
 
+    /**
+     * Moves one object to a new block from the service, with the move protocol (see the class
+     * comment): the service interface's "move" for services other than {@link Anchorage}, and for
+     * tests. Returns whether it moved; it does not if the object is pinned, a pinner or a free
+     * raced with the copy, or another move of it is in progress. Safe to call from any thread,
+     * concurrently with every operation and with other moves.
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
+    public boolean move(long handle) {
+        long id = checkedId(handle);
+        long a = table.meta(id);
+        long s = table.state(id);
+        if (HandleTable.version(a) != Handle.version(handle) || EntryState.isFree(s)) throw stale(handle, "was freed");
+        return relocate(new int[] {(int) id}, new long[] {EntryState.offset(s)}, 1).moved() == 1;
+    }
+
     /** Outcome counts of one {@link #relocate} batch. */
     record Moves(int moved, int pinned, int cancelled, long bytes) {}
 
     /**
      * The move protocol (see the class comment) for {@code n} objects: {@code ids[i]} believed to
      * be at {@code from[i]}. Objects that are no longer there, freed, or already marked are skipped;
-     * pinned ones are left; the others get a new block from the service. One thread at a time
-     * (the {@link Anchorage} pass); concurrent with every other operation.
+     * pinned ones are left; the others get a new block from the service. Concurrent with every
+     * other operation and with other relocations (marking an object MOVING is one CAS, so at most
+     * one relocation of an object is in progress).
      */
     Moves relocate(int[] ids, long[] from, int n) {
         long[] marked = new long[n];
