@@ -139,11 +139,6 @@ final class HandleTable {
         }
     }
 
-    /** Entries in use or reusable (the high-water mark). */
-    long capacity() {
-        return highWater - 1;
-    }
-
     /** Frees the table's chunks (the owning space is closed and unreachable). */
     void close() {
         for (int c = 0; c < chunks.length(); c++) {

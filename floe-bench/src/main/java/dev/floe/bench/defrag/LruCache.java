@@ -95,9 +95,4 @@ final class LruCache {
     long usedBytes() {
         return used;
     }
-
-    /** Frees every value. */
-    void clear() {
-        while (liveCount > 0) remove(live[liveCount - 1]);
-    }
 }
