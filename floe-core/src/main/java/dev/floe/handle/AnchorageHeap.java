@@ -223,35 +223,47 @@ public final class AnchorageHeap implements HandleService {
      */
     List<AreaChunk> evacuationCandidates(int c, boolean all) {
         ClassHeap h = classes[c];
+        List<Occupancy> seen = new ArrayList<>();
         long held = lock(h);
         try {
-            List<AreaChunk> picked = new ArrayList<>();
-            if (h.chunks.isEmpty()) return picked;
-            if (all) {
-                picked.addAll(h.chunks);
-            } else {
-                long liveBlocks = 0;
-                for (AreaChunk ch : h.chunks) liveBlocks += ch.live();
-                int perChunk = h.chunks.getFirst().blockCount;
-                long needed = (liveBlocks + perChunk - 1) / perChunk;
-                long excess = h.chunks.size() - needed;
-                if (excess <= 0) return picked;
-                List<AreaChunk> sparse = new ArrayList<>(h.chunks);
-                sparse.sort(Comparator.comparingInt(AreaChunk::live).thenComparing(BY_OFFSET.reversed()));
-                for (AreaChunk ch : sparse) {
-                    if (picked.size() == excess) break;
-                    if (!ch.evacuating && !ch.isFull()) picked.add(ch);
-                }
-            }
-            for (AreaChunk ch : picked) {
-                ch.evacuating = true;
-                h.available.remove(ch);
-            }
-            return picked;
+            for (AreaChunk ch : h.chunks) seen.add(new Occupancy(ch, ch.live()));
         } finally {
             unlock(h, held);
         }
+        List<Occupancy> wanted = seen;
+        if (!all) { // choose outside the lock: the sort must not delay allocations
+            if (seen.isEmpty()) return new ArrayList<>();
+            long liveBlocks = 0;
+            for (Occupancy o : seen) liveBlocks += o.live();
+            int perChunk = seen.getFirst().chunk().blockCount;
+            long excess = seen.size() - (liveBlocks + perChunk - 1) / perChunk;
+            if (excess <= 0) return new ArrayList<>();
+            wanted = new ArrayList<>(seen);
+            wanted.sort(SPARSEST_FIRST);
+            wanted = wanted.subList(0, (int) excess);
+        }
+        List<AreaChunk> picked = new ArrayList<>();
+        held = lock(h);
+        try {
+            for (Occupancy o : wanted) {
+                AreaChunk ch = o.chunk();
+                if (ch.released || ch.evacuating || (!all && ch.isFull())) continue;
+                ch.evacuating = true;
+                h.available.remove(ch);
+                picked.add(ch);
+            }
+        } finally {
+            unlock(h, held);
+        }
+        return picked;
     }
+
+    /** A chunk and its live block count when a pass looked at it. */
+    private record Occupancy(AreaChunk chunk, int live) {}
+
+    /** Fewest live blocks first; among equals, highest address first (keep the bottom packed). */
+    private static final Comparator<Occupancy> SPARSEST_FIRST = Comparator.comparingInt(Occupancy::live)
+            .thenComparing(o -> o.chunk(), BY_OFFSET.reversed());
 
     /** The used blocks of {@code ch} now (offsets and owner ids); returns how many. */
     int usedBlocks(AreaChunk ch, long[] offs, int[] ids) {

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.memory.FloeAllocator;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -185,6 +187,38 @@ class HandleSpaceTest {
         space.drainRetired();
         assertEquals(0, space.service().liveBytes());
         assertEquals(0, space.service().committedBytes(), "empty chunks went back to the allocator");
+    }
+
+    @Test
+    void handlesAndNovaSlicesShareTheAllocatorButNotChunks() {
+        dev.floe.reclaim.Nova nova = new dev.floe.reclaim.Nova(alloc);
+        List<Long> slices = new ArrayList<>();
+        List<Long> handles = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            long p = nova.allocate(240);
+            long v = i;
+            nova.writePrivate(p, (seg, x) -> {
+                seg.set(JAVA_LONG, 0, x);
+                return null;
+            }, v);
+            slices.add(p);
+            long h = space.allocate(240);
+            put(h, 0, v);
+            handles.add(h);
+        }
+        AnchorageHeap heap = (AnchorageHeap) space.service();
+        for (long p : slices) {
+            long block = dev.floe.reclaim.SafePointer.headerOffset(p);
+            assertThrows(IllegalArgumentException.class, () -> heap.usableSize(block), "a Nova slice in a handle chunk");
+        }
+        for (int i = 0; i < handles.size(); i += 2) space.free(handles.get(i)); // fragment the area
+        space.drainRetired();
+        Anchorage all = Anchorage.manual(space, DefragConfig.DEFAULTS.withMoveEverything(true));
+        all.runPass();
+        for (int i = 0; i < slices.size(); i++) {
+            assertEquals(i, (long) nova.read(slices.get(i), seg -> seg.get(JAVA_LONG, 0)));
+            if (i % 2 == 1) assertEquals(i, (long) space.read(handles.get(i), seg -> seg.get(JAVA_LONG, 0)));
+        }
     }
 
     private void put(long h, long at, long value) {
