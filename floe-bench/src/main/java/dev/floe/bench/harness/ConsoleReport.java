@@ -67,10 +67,11 @@ public final class ConsoleReport {
         return out.toString();
     }
 
-    /** The extras, except a throughput figure the ops/s column already shows. */
+    /** The extras, except a throughput figure the ops/s column already shows and time series (charted). */
     private static String extra(Map<String, Double> extra) {
         return extra.entrySet().stream()
                 .filter(e -> !e.getKey().equals(Metric.OPS_PER_S.name()))
+                .filter(e -> !Result.SERIES_ELEMENT.matcher(e.getKey()).matches())
                 .map(e -> e.getKey() + "=" + value(e.getKey(), e.getValue()))
                 .collect(Collectors.joining(" "));
     }
