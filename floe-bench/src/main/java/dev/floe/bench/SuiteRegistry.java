@@ -15,7 +15,8 @@ public final class SuiteRegistry {
     private static final List<Suite> SUITES = List.of(
             new dev.floe.bench.somar.SomarSuite(),
             new dev.floe.bench.map.MapSuite(),
-            new AllocSuite());
+            new AllocSuite(),
+            new dev.floe.bench.lockfree.LockfreeSuite());
 
     private SuiteRegistry() {}
 

@@ -1,9 +1,9 @@
 package dev.floe.lockfree;
 
 import dev.floe.memory.FloeAllocator;
-import dev.floe.reclaim.HazardSlots;
 
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 /**
  * Optimistic Access (OA) reclamation as the LRMalloc/OA paper simplifies it (section 3.1) for an
@@ -22,8 +22,8 @@ import java.lang.invoke.VarHandle;
  *       never fault: the region keeps every offset mapped (invariant 1). A value read from a
  *       node is only followed (as an offset) after the check passed.</li>
  *   <li><b>Modifying steps</b> publish hazard pointers on every node they are about to CAS
- *       (predecessor, current, successor) through the shared {@link HazardSlots} (one CAS each,
- *       which is a full fence) and then check the warning once. Dekker-style with the reclaimer
+ *       (predecessor, current, successor) in their participant's three fixed slots (opaque stores
+ *       and one full fence) and then check the warning once. Dekker-style with the reclaimer
  *       (warn; fence; scan): either the reclaimer's scan sees the hazard, or the writer sees the
  *       warning and restarts. With no warning seen since the traversal started, none of the
  *       nodes had been freed, so the CAS cannot act on a reused node (no ABA).</li>
@@ -32,19 +32,28 @@ import java.lang.invoke.VarHandle;
  *       fences, snapshots the hazard slots and frees every listed node they do not hold
  *       (Algorithm 3); held nodes stay for the next pass.</li>
  * </ul>
- * A node is unlinked before it is retired and a fresh traversal from a head cannot reach an
+ * <h2>Why fixed per-participant hazard pointers, not {@code dev.floe.reclaim.HazardSlots}</h2>
+ * OA publishes up to three hazard pointers together and then checks once. In
+ * {@code HazardSlots} every publication claims a slot with its own CAS (three CASes, three probe
+ * loops); the borrowed participant already gives exclusive slots, so here the publication is
+ * three opaque stores and one fence. The state stays bounded because participants are bounded
+ * by the peak number of concurrent operations (three words each, scanned from the participant
+ * table). A reclaimer that read the table before
+ * a participant was appended cannot miss its hazards: that participant's operation began after
+ * the append, hence after every node the reclaimer frees was unlinked (see {@link Participants}).
+ * The EBR baseline does use {@code HazardSlots}, for its epoch announcements.
+ *
+ * <p>A node is unlinked before it is retired and a fresh traversal from a head cannot reach an
  * unlinked node (Harris–Michael), so a warning sent after the unlink reaches every thread that
  * may still hold it.
  *
  * <h2>Bounded state and robustness</h2>
  * Participants are borrowed per operation ({@link Participants}), so their number is the peak
  * number of concurrent operations. Each limbo list holds at most its capacity plus the nodes held
- * by hazard pointers at its last pass. A stalled thread holds at most three hazard pointers and
+ * by hazard pointers at its last pass (at most three per participant). A stalled thread holds at most three hazard pointers and
  * one limbo list: it never stops other threads from reclaiming (invariant 5).
  */
 abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamation, OaVerReclamation {
-    final HazardSlots hazards = new HazardSlots();
-
     OptimisticAccess(FloeAllocator allocator, int limboCapacity) {
         super(allocator, limboCapacity);
     }
@@ -85,25 +94,17 @@ abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamat
 
     @Override
     final boolean protect(Participant p, long a, long b, long c) {
-        hazard(p, a);
-        hazard(p, b);
-        hazard(p, c);
-        // each HazardSlots.protect was a CAS (full fence): the hazards are visible before this load
+        p.publishHazards(a, b, c); // ends with a full fence: visible before the warning load
         if (warned(p)) {
-            unprotect(p);
+            p.clearHazards();
             return false;
         }
         return true;
     }
 
-    private void hazard(Participant p, long node) {
-        if (node != 0) p.hazardSlots[p.hazardCount++] = hazards.protect(node);
-    }
-
     @Override
     final void unprotect(Participant p) {
-        for (int i = 0; i < p.hazardCount; i++) hazards.clear(p.hazardSlots[i]); // release stores
-        p.hazardCount = 0;
+        p.clearHazards();
     }
 
     @Override
@@ -120,9 +121,21 @@ abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamat
     final void reclaim(Participant p) {
         warnBeforeReclaim(p);
         VarHandle.fullFence(); // StoreLoad: the warning is visible before the hazard scan below
-        long[] held = hazards.snapshot();
+        long[] held = hazardSnapshot();
         p.reclaims++;
-        p.freed += p.limbo.drain((node, stamp) -> !HazardSlots.contains(held, node), allocator::free);
+        p.freed += p.limbo.drain((node, stamp) -> held.length == 0 || Arrays.binarySearch(held, node) < 0,
+                allocator::free);
+    }
+
+    /** Every participant's hazard pointers, sorted for binary search (volatile loads). */
+    private long[] hazardSnapshot() {
+        Participant[] all = participants.all();
+        long[] out = new long[all.length * Participant.MAX_HAZARDS];
+        int n = 0;
+        for (Participant q : all) n = q.collectHazards(out, n);
+        long[] held = Arrays.copyOf(out, n);
+        Arrays.sort(held);
+        return held;
     }
 
     @Override

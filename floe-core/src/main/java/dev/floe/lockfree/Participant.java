@@ -17,6 +17,7 @@ import java.lang.invoke.VarHandle;
 final class Participant {
     private static final VarHandle BUSY;
     private static final VarHandle WARNING;
+    private static final VarHandle HAZARD = MethodHandles.arrayElementVarHandle(long[].class);
     /** Hazard pointers a modifying step publishes at most: predecessor, current, successor. */
     static final int MAX_HAZARDS = 3;
 
@@ -33,9 +34,13 @@ final class Participant {
     long localClock;
     /** OA-VER's LastRetireTime / EBR's retire epoch: the clock read after the latest retire. */
     long lastRetireTime;
-    /** Slots of {@link Reclamation}'s hazard table held right now (the first {@link #hazardCount}). */
-    final int[] hazardSlots = new int[MAX_HAZARDS];
-    int hazardCount;
+    /**
+     * OA's hazard pointers: this participant's fixed slots (0 = empty), written only by the
+     * borrower and scanned by reclaimers. Padded to a cache line of its own.
+     */
+    private final long[] hazards = new long[MAX_HAZARDS + 8];
+    /** Whether any hazard slot may be non-zero (owner only: skips clearing when none was set). */
+    private boolean hazardsSet;
     /** EBR: the hazard slot announcing this operation's epoch, or -1. */
     int epochSlot = -1;
     /** Nodes retired through this participant and not yet freed. */
@@ -51,6 +56,36 @@ final class Participant {
     Participant(int index, int limboCapacity) {
         this.index = index;
         this.limbo = new LimboList(limboCapacity);
+    }
+
+    /**
+     * Publishes up to three hazard pointers (0 for none) with opaque stores and one full fence
+     * (StoreLoad): they are visible before the caller's next load, the warning check.
+     */
+    void publishHazards(long a, long b, long c) {
+        HAZARD.setOpaque(hazards, 0, a);
+        HAZARD.setOpaque(hazards, 1, b);
+        HAZARD.setOpaque(hazards, 2, c);
+        hazardsSet = true;
+        VarHandle.fullFence();
+    }
+
+    /** Clears the hazard pointers with release stores (after the protected CAS). */
+    void clearHazards() {
+        if (!hazardsSet) return;
+        HAZARD.setRelease(hazards, 0, 0L);
+        HAZARD.setRelease(hazards, 1, 0L);
+        HAZARD.setRelease(hazards, 2, 0L);
+        hazardsSet = false;
+    }
+
+    /** Adds this participant's non-zero hazard pointers to {@code out} from {@code n}; returns the new count. */
+    int collectHazards(long[] out, int n) {
+        for (int i = 0; i < MAX_HAZARDS; i++) {
+            long h = (long) HAZARD.getVolatile(hazards, i);
+            if (h != 0) out[n++] = h;
+        }
+        return n;
     }
 
     boolean tryClaim() {

@@ -10,8 +10,8 @@
  *   <li>Readers walk nodes without announcing anything. After each node's loads they check a
  *       <em>warning</em>; a warning means some memory may have been freed since they started, so
  *       they restart from the head.</li>
- *   <li>A step that CASes nodes first publishes hazard pointers on them (the shared
- *       {@link dev.floe.reclaim.HazardSlots}), then checks the warning once.</li>
+ *   <li>A step that CASes nodes first publishes hazard pointers on them (three fixed slots per
+ *       participant, one fence), then checks the warning once.</li>
  *   <li>An unlinked node goes to the participant's limbo list. A full list sends a warning and
  *       frees, straight back to the allocator, every node no hazard pointer holds. The allocator
  *       returns emptied superblocks to the OS, so memory falls after a mass delete.</li>

@@ -3,7 +3,7 @@ package dev.floe.memory;
 /**
  * How the allocator gives the physical memory of an emptied superblock back to the OS while
  * keeping its address range readable (invariant 1) — the two methods of the LRMalloc/OA paper,
- * section 3.2. Large runs always use {@link #MADVISE}. See {@code docs/memory.md} for which to
+ * section 3.2. Large runs always use {@link #MADVISE}. See {@code docs/lockfree.md} for which to
  * choose.
  */
 public enum ReleaseMethod {
