@@ -149,7 +149,7 @@ final class HarrisMichaelCore {
 
     /** The value under {@code key}, or {@code absent}. Read-only walk. */
     long get(long head, long key, long absent) {
-        Participant p = rec.enter();
+        long t = rec.enterRead();
         try {
             retry:
             while (true) {
@@ -158,8 +158,8 @@ final class HarrisMichaelCore {
                     long nextRaw = region.getLongAcquire(cur + NEXT);
                     long ckey = region.getLongPlain(cur + KEY);
                     long value = region.getLongPlain(cur + VALUE);
-                    if (rec.warned(p)) { // LoadLoad inside: the three loads are validated
-                        rec.acknowledge(p);
+                    if (rec.readWarned(t)) { // LoadLoad inside: the three loads are validated
+                        t = rec.readRestart(t);
                         continue retry;
                     }
                     if (ckey >= key) return ckey == key && (nextRaw & MARK) == 0 ? value : absent;
@@ -168,12 +168,12 @@ final class HarrisMichaelCore {
                 return absent;
             }
         } finally {
-            rec.exit(p);
+            rec.exitRead(t);
         }
     }
 
     boolean contains(long head, long key) {
-        Participant p = rec.enter();
+        long t = rec.enterRead();
         try {
             retry:
             while (true) {
@@ -181,8 +181,8 @@ final class HarrisMichaelCore {
                 while (cur != 0) {
                     long nextRaw = region.getLongAcquire(cur + NEXT);
                     long ckey = region.getLongPlain(cur + KEY);
-                    if (rec.warned(p)) {
-                        rec.acknowledge(p);
+                    if (rec.readWarned(t)) {
+                        t = rec.readRestart(t);
                         continue retry;
                     }
                     if (ckey >= key) return ckey == key && (nextRaw & MARK) == 0;
@@ -191,13 +191,13 @@ final class HarrisMichaelCore {
                 return false;
             }
         } finally {
-            rec.exit(p);
+            rec.exitRead(t);
         }
     }
 
     /** Unmarked nodes reachable from {@code head} (weakly consistent under concurrent updates). */
     long count(long head) {
-        Participant p = rec.enter();
+        long t = rec.enterRead();
         try {
             retry:
             while (true) {
@@ -205,8 +205,8 @@ final class HarrisMichaelCore {
                 long cur = region.getLongAcquire(head);
                 while (cur != 0) {
                     long nextRaw = region.getLongAcquire(cur + NEXT);
-                    if (rec.warned(p)) {
-                        rec.acknowledge(p);
+                    if (rec.readWarned(t)) {
+                        t = rec.readRestart(t);
                         continue retry;
                     }
                     if ((nextRaw & MARK) == 0) n++;
@@ -215,7 +215,7 @@ final class HarrisMichaelCore {
                 return n;
             }
         } finally {
-            rec.exit(p);
+            rec.exitRead(t);
         }
     }
 

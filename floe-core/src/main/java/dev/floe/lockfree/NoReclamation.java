@@ -41,6 +41,26 @@ final class NoReclamation extends Reclamation {
     }
 
     @Override
+    long enterRead() {
+        return 0;
+    }
+
+    @Override
+    boolean readWarned(long token) {
+        return false;
+    }
+
+    @Override
+    long readRestart(long token) {
+        throw new IllegalStateException("nr never warns, so there is nothing to acknowledge");
+    }
+
+    @Override
+    void exitRead(long token) {
+        // nothing was borrowed
+    }
+
+    @Override
     boolean protect(Participant p, long a, long b, long c) {
         return true; // nothing is ever freed, so every node stays valid
     }

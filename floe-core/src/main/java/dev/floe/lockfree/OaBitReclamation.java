@@ -23,7 +23,9 @@ final class OaBitReclamation extends OptimisticAccess {
 
     @Override
     void beginWatch(Participant p) {
-        p.clearWarning(); // volatile store: visible before the traversal's first load
+        // A clear bit needs no store: any later warning stays set until we see it. A set bit is
+        // cleared with a volatile store, visible before the traversal's first load.
+        if (p.isWarned()) p.clearWarning();
     }
 
     @Override

@@ -47,6 +47,33 @@ final class OaVerReclamation extends OptimisticAccess {
         return clock.current() != p.localClock;
     }
 
+    /**
+     * Readers need no participant: the token is the clock value read now (a volatile read,
+     * ordered before the walk's loads), and a warning is any later value. Restarts of readers are
+     * counted in {@link #readerRestarts} (they are rare; a participant's counter is not at hand).
+     */
+    @Override
+    long enterRead() {
+        return clock.current();
+    }
+
+    @Override
+    boolean readWarned(long token) {
+        VarHandle.loadLoadFence(); // LoadLoad: the validated loads come before the clock load
+        return clock.current() != token;
+    }
+
+    @Override
+    long readRestart(long token) {
+        readerRestarts.increment();
+        return clock.current();
+    }
+
+    @Override
+    void exitRead(long token) {
+        // nothing borrowed, nothing retired
+    }
+
     @Override
     void noteRetire(Participant p) {
         p.lastRetireTime = clock.current(); // volatile read after the unlinking CAS

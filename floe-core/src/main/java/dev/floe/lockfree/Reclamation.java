@@ -27,6 +27,9 @@ import java.util.Objects;
  *   ... before a CAS: if (!protect(p, a, b, c)) { acknowledge(p); restart }   // hazards + check
  *       CAS; unprotect(p); after unlinking node n: retire(p, n)
  *   exit(p)                          // clear announcements, maybe reclaim, return the participant
+ *
+ *   t = enterRead()                  // a read-only walk: same checks through a token
+ *   ... if (readWarned(t)) { t = readRestart(t); restart }      exitRead(t)
  * </pre>
  */
 public abstract class Reclamation {
@@ -35,6 +38,8 @@ public abstract class Reclamation {
 
     final FloeAllocator allocator;
     final Participants participants;
+    /** Restarts of read-only operations that borrow no participant (OA-VER). */
+    final java.util.concurrent.atomic.LongAdder readerRestarts = new java.util.concurrent.atomic.LongAdder();
 
     Reclamation(FloeAllocator allocator, int limboCapacity) {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
@@ -109,6 +114,32 @@ public abstract class Reclamation {
      */
     abstract boolean protect(Participant p, long a, long b, long c);
 
+    /**
+     * Starts a read-only operation (a walk that CASes nothing) and returns a token for
+     * {@link #readWarned}, {@link #readRestart} and {@link #exitRead}. By default the token is the
+     * index of a borrowed participant; OA-VER needs none (the token is the clock it read) and NR
+     * returns 0, so their readers write nothing shared at all.
+     */
+    long enterRead() {
+        return enter().index;
+    }
+
+    /** {@link #warned} for a read-only operation. */
+    boolean readWarned(long token) {
+        return warned(participants.all()[(int) token]);
+    }
+
+    /** {@link #acknowledge} for a read-only operation; returns the token to continue with. */
+    long readRestart(long token) {
+        acknowledge(participants.all()[(int) token]);
+        return token;
+    }
+
+    /** Ends a read-only operation. */
+    void exitRead(long token) {
+        exit(participants.all()[(int) token]);
+    }
+
     /** Drops the hazard pointers of {@link #protect}. */
     abstract void unprotect(Participant p);
 
@@ -134,6 +165,7 @@ public abstract class Reclamation {
             retired += p.retired;
             limbo += p.limbo.size();
         }
+        restarts += readerRestarts.sum();
         return new Stats(name(), all.length, retired, freed, limbo, reclaims, warnings, restarts);
     }
 

@@ -30,8 +30,19 @@ final class ConcurrentHistoryChecker {
         for (int k = 0; k < keys; k++) valuesByKey.add(java.util.concurrent.ConcurrentHashMap.newKeySet());
     }
 
+    private Thread[] threads;
+
     /** Runs every thread for {@code millis}; virtual threads if asked. */
     void run(long millis, boolean virtual) throws InterruptedException {
+        if (!run(millis, virtual, 60_000)) throw new AssertionError("an operation did not return within a minute");
+    }
+
+    /**
+     * Runs every thread for {@code millis} and waits at most {@code graceMillis} more for them;
+     * returns false if some operation never returned (its thread is a daemon and stays behind;
+     * closing the allocator makes its next access fail, which ends it).
+     */
+    boolean run(long millis, boolean virtual, long graceMillis) throws InterruptedException {
         int threads = inserts.length;
         long end = System.nanoTime() + millis * 1_000_000L;
         Thread[] ts = new Thread[threads];
@@ -68,10 +79,21 @@ final class ConcurrentHistoryChecker {
                     failure.compareAndSet(null, e);
                 }
             };
-            ts[t] = virtual ? Thread.ofVirtual().unstarted(body) : Thread.ofPlatform().unstarted(body);
+            ts[t] = virtual ? Thread.ofVirtual().unstarted(body) : Thread.ofPlatform().daemon().unstarted(body);
         }
+        this.threads = ts;
         for (Thread t : ts) t.start();
-        for (Thread t : ts) t.join();
+        long deadline = System.nanoTime() + (millis + graceMillis) * 1_000_000L;
+        for (Thread t : ts) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0 || !t.join(java.time.Duration.ofMillis(left))) return false;
+        }
+        return true;
+    }
+
+    /** Waits for the worker threads after the structure's memory became unusable (see {@link #run}). */
+    void awaitWorkers(long millis) throws InterruptedException {
+        for (Thread t : threads) t.join(java.time.Duration.ofMillis(millis));
     }
 
     /** Violations of the history invariants (empty if consistent); rethrows a worker failure. */

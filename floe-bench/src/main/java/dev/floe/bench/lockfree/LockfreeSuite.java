@@ -68,7 +68,7 @@ public final class LockfreeSuite implements Suite {
     @Override
     public Settings defaults(Mode mode) {
         if (mode == Mode.FULL) return new Settings(mode, 5, 2, 5, List.of(1, 2), impls());
-        return new Settings(mode, 0.2, 0.2, 3, List.of(1, 2), impls());
+        return new Settings(mode, 0.15, 0.15, 3, List.of(1, 2), impls());
     }
 
     @Override
@@ -78,12 +78,14 @@ public final class LockfreeSuite implements Suite {
         m.put("key_range", "2 x keys, uniform; table pre-filled with keys, so inserts = removes");
         m.put("hash_load_factor", 0.75);
         m.put("quick_notes", "quick mode: hash-1m-* use " + LockfreeWorkload.QUICK_1M_KEYS
-                + " keys (full: 1,000,000), 0.2 s runs");
+                + " keys (full: 1,000,000), 0.15 s runs after 0.15 s warm-up; release: 500,000 keys (full: 1,000,000)");
         m.put("node_bytes", 32);
         m.put("limbo_capacity", Reclamation.DEFAULT_LIMBO_CAPACITY);
         m.put("release_keys", ReleaseRun.keys(s.mode()));
         m.put("release_notes", "1 thread: fill a hash table, delete every key, reclaimIdle + trim; rss_bytes = "
-                + "rss_after - rss_before; oa-ver also repeats it on a SHARED_FRAME allocator (extra sf_*)");
+                + "rss_after - rss_before; oa-ver also repeats it on a SHARED_FRAME allocator (extra sf_*) and "
+                + "times release and reuse of " + (ReleaseMethodCost.BYTES >> 20) + " MiB of 1 KiB blocks with "
+                + "each method, alternating, median of 5 (extra cost_*)");
         m.put("isolation", "one worker JVM per implementation (-Xms=-Xmx=512m, pre-touched heap); "
                 + "one pre-filled structure per workload, reused across runs and thread counts");
         return m;
@@ -177,6 +179,14 @@ public final class LockfreeSuite implements Suite {
             extra.put("sf_rss_after", (double) sf.rssAfter());
             extra.put("sf_delete_ms", sf.deleteNanos() / 1e6);
             extra.put("sf_superblock_releases", (double) sf.releases());
+            Map<ReleaseMethod, ReleaseMethodCost.Cost> cost = ReleaseMethodCost.measure();
+            ReleaseMethodCost.Cost md = cost.get(ReleaseMethod.MADVISE);
+            ReleaseMethodCost.Cost fr = cost.get(ReleaseMethod.SHARED_FRAME);
+            extra.put("cost_madvise_release_ms", md.releaseMs());
+            extra.put("cost_madvise_reuse_ms", md.reuseMs());
+            extra.put("cost_sf_release_ms", fr.releaseMs());
+            extra.put("cost_sf_reuse_ms", fr.reuseMs());
+            extra.put("cost_superblocks", (double) md.releases());
         }
         MemorySnapshot mem = new MemorySnapshot(o.rssAfter(), Runtime.getRuntime().totalMemory()
                 - Runtime.getRuntime().freeMemory(), 0, 0);
