@@ -32,7 +32,7 @@ final class Participant {
 
     /** OA-VER's LocalClock: the global clock value this participant last acknowledged. */
     long localClock;
-    /** OA-VER's LastRetireTime / EBR's retire epoch: the clock read after the latest retire. */
+    /** OA-VER's LastRetireTime: the clock read after the latest retire. */
     long lastRetireTime;
     /**
      * OA's hazard pointers: this participant's fixed slots (0 = empty), written only by the

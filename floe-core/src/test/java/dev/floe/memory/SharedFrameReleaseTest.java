@@ -63,6 +63,10 @@ class SharedFrameReleaseTest {
                         "SHARED_FRAME: failing CASes must not cost memory, RssAnon rose by " + (anonStray - anonFreed));
                 assertTrue(shmemStray - shmemFreed >= BYTES / 2,
                         "SHARED_FRAME: RssShmem should over-report the frame, rose by " + (shmemStray - shmemFreed));
+                // mincore sees the frame's pages resident through every mapping of them
+                assertTrue(alloc.stats().residentBytes() >= BYTES / 2,
+                        "SHARED_FRAME: mincore should count the frame once per mapped page: "
+                                + alloc.stats().residentBytes());
             }
 
             // reuse: private again, starts zeroed, no aliasing between superblocks
