@@ -28,6 +28,7 @@ final class OpTask implements TimedTask {
 
     @Override
     public void setUp() {
+        // nothing per thread: the structure is shared and already filled (Structures)
     }
 
     @Override
@@ -54,5 +55,6 @@ final class OpTask implements TimedTask {
 
     @Override
     public void tearDown() {
+        // the structure outlives the run: it is reused by the workload's next runs
     }
 }
