@@ -22,7 +22,10 @@ public enum ReleaseMethod {
      * Linux counts every page mapped to the frame and touched in the process's RSS
      * ({@code RssShmem}), although they share one superblock of physical memory, so RSS
      * over-reports; {@link MemoryStats#residentBytes()} (from {@code mincore}) likewise counts
-     * each such page while the frame's page is in memory. Needs {@link RegionMode#MAPPED}.
+     * each such page while the frame's page is in memory. Every released superblock is a
+     * mapping of its own, so at most {@code vm.max_map_count} (65,530 by default) can be released
+     * at once; past that {@code mmap} fails and the allocator throws
+     * {@link NativeMemoryException}. Needs {@link RegionMode#MAPPED}.
      */
     SHARED_FRAME
 }
