@@ -37,6 +37,16 @@ public final class EraClock extends EraClockPad1 {
         return (long) ERA.getAndAdd(this, 1L) + 1;
     }
 
+    /**
+     * Advances the era from {@code expected} to {@code expected + 1} with one CAS; returns whether
+     * this call did it. A failure means the era already moved past {@code expected} (someone else
+     * advanced it), which OA-VER treats as a warning it can piggy-back on. Volatile semantics
+     * (a full fence on success, a volatile read on failure).
+     */
+    public boolean advanceFrom(long expected) {
+        return ERA.compareAndSet(this, expected, expected + 1);
+    }
+
     /** The version for slices allocated now: the era modulo 2^27, never 0. */
     int version() {
         return versionOf(era);
