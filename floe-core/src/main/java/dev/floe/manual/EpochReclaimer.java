@@ -152,7 +152,7 @@ final class EpochReclaimer {
             }
             blocked = true;
         }
-        return !blocked && epochs.tryAdvance(g);
+        return !blocked && epochs.advanceFrom(g);
     }
 
     private void retireDead(Participant p) {

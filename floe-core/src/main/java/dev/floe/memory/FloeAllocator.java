@@ -73,7 +73,7 @@ public final class FloeAllocator implements AutoCloseable {
 
     private FloeAllocator(Builder b) {
         this.name = b.name != null ? b.name : "floe-" + INSTANCES.incrementAndGet();
-        this.region = Region.open(b.regionSize, b.superblockSize, b.mode);
+        this.region = Region.open(b.regionSize, b.superblockSize, b.mode, b.releaseMethod);
         long smallLimit = (b.regionSize / 2) & -b.superblockSize;
         this.budget = new Budget(b.budget, this::liveBytes);
         this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve);
@@ -246,6 +246,11 @@ public final class FloeAllocator implements AutoCloseable {
         return region.mode();
     }
 
+    /** How emptied superblocks are released ({@link Builder#releaseMethod}). */
+    public ReleaseMethod releaseMethod() {
+        return region.releaseMethod();
+    }
+
     /**
      * Whether emptied superblocks may be re-carved for another size class
      * ({@link Builder#recarveEmptySuperblocks}); if not, every block start stays a block start of
@@ -305,8 +310,19 @@ public final class FloeAllocator implements AutoCloseable {
         private int stripes;
         private boolean jmx = true;
         private boolean recarve;
+        private ReleaseMethod releaseMethod = ReleaseMethod.MADVISE;
 
         private Builder() {}
+
+        /**
+         * How emptied superblocks give their memory back (default {@link ReleaseMethod#MADVISE});
+         * {@link ReleaseMethod#SHARED_FRAME} needs a {@link RegionMode#MAPPED} region, else
+         * {@link #build()} throws {@link IllegalArgumentException}.
+         */
+        public Builder releaseMethod(ReleaseMethod method) {
+            this.releaseMethod = java.util.Objects.requireNonNull(method);
+            return this;
+        }
 
         /** Address space to reserve (default 256 GiB); a multiple of the superblock size, at least 8 of them. */
         public Builder regionSize(long bytes) {

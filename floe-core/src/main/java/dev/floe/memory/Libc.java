@@ -27,7 +27,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class Libc {
     static final int PROT_READ = 0x1;
     static final int PROT_WRITE = 0x2;
+    static final int MAP_SHARED = 0x01;
     static final int MAP_PRIVATE = 0x02;
+    static final int MAP_FIXED = 0x10;
+    static final int MFD_CLOEXEC = 0x1;
     static final int MAP_ANONYMOUS = 0x20;
     static final int MAP_NORESERVE = 0x4000;
     static final int MADV_DONTNEED = 4;
@@ -47,6 +50,12 @@ final class Libc {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle MINCORE = downcall("mincore",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle MEMFD_CREATE = downcall("memfd_create",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle FTRUNCATE = downcall("ftruncate",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle CLOSE = downcall("close",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -66,6 +75,59 @@ final class Libc {
                 throw failure("mmap(" + length + " bytes, MAP_NORESERVE)", errno(state));
             }
             return p.address();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Creates an anonymous memory file of {@code length} bytes ({@code memfd_create} +
+     * {@code ftruncate}) and returns its descriptor: the shared frame of
+     * {@link ReleaseMethod#SHARED_FRAME}.
+     */
+    static int memfdFrame(String name, long length) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = a.allocate(CAPTURE);
+            int fd = (int) MEMFD_CREATE.invokeExact(state, a.allocateFrom(name), MFD_CLOEXEC);
+            if (fd < 0) throw failure("memfd_create(" + name + ")", errno(state));
+            int rc = (int) FTRUNCATE.invokeExact(state, fd, length);
+            if (rc != 0) {
+                int e = errno(state);
+                closeFd(fd);
+                throw failure("ftruncate(memfd, " + length + ")", e);
+            }
+            return fd;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static void closeFd(int fd) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = a.allocate(CAPTURE);
+            int rc = (int) CLOSE.invokeExact(state, fd);
+            if (rc != 0) throw failure("close(" + fd + ")", errno(state));
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Replaces the mapping of {@code [address, address+length)} in one call: with the first
+     * {@code length} bytes of file {@code fd} shared ({@code fd >= 0}), or with fresh private
+     * anonymous memory ({@code fd < 0}). The range stays mapped either way, so concurrent readers
+     * never fault (they see the old or the new pages).
+     */
+    static void remapFixed(long address, long length, int fd) {
+        int flags = fd >= 0 ? MAP_SHARED | MAP_FIXED : MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = a.allocate(CAPTURE);
+            MemorySegment p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.ofAddress(address),
+                    length, PROT_READ | PROT_WRITE, flags, fd, 0L);
+            if (p.address() != address) {
+                throw failure("mmap(0x" + Long.toHexString(address) + ", " + length + ", MAP_FIXED"
+                        + (fd >= 0 ? "|MAP_SHARED" : "|MAP_PRIVATE|MAP_ANONYMOUS") + ")", errno(state));
+            }
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -17,22 +17,74 @@ import java.lang.foreign.MemorySegment;
 final class MappedRegion extends Region {
     private final Arena arena;
     private final MemorySegment segment;
+    private final ReleaseMethod method;
+    /** The shared frame's memfd ({@link ReleaseMethod#SHARED_FRAME}), else -1. */
+    private final int frame;
+    /** Length of the shared frame: one superblock. */
+    private final long frameLength;
 
-    private MappedRegion(long size, Arena arena, MemorySegment segment) {
+    private MappedRegion(long size, Arena arena, MemorySegment segment, ReleaseMethod method,
+                         int frame, long frameLength) {
         super(size);
         this.arena = arena;
         this.segment = segment;
+        this.method = method;
+        this.frame = frame;
+        this.frameLength = frameLength;
     }
 
-    static MappedRegion reserve(long size, long alignment) {
-        long raw = Libc.mmapReserve(size + alignment);
+    static MappedRegion reserve(long size, long alignment, ReleaseMethod method) {
+        int frame = method == ReleaseMethod.SHARED_FRAME ? Libc.memfdFrame("floe-shared-frame", alignment) : -1;
+        long raw;
+        try {
+            raw = Libc.mmapReserve(size + alignment);
+        } catch (RuntimeException e) {
+            if (frame >= 0) Libc.closeFd(frame);
+            throw e;
+        }
         long base = (raw + alignment - 1) & -alignment;
         Libc.munmap(raw, base - raw);                                  // unaligned head
         Libc.munmap(base + size, raw + size + alignment - (base + size)); // tail
         Arena arena = Arena.ofShared();
-        MemorySegment seg = MemorySegment.ofAddress(base)
-                .reinterpret(size, arena, s -> Libc.munmap(base, size));
-        return new MappedRegion(size, arena, seg);
+        MemorySegment seg = MemorySegment.ofAddress(base).reinterpret(size, arena, s -> {
+            Libc.munmap(base, size);
+            if (frame >= 0) Libc.closeFd(frame);
+        });
+        return new MappedRegion(size, arena, seg, method, frame, alignment);
+    }
+
+    @Override
+    public ReleaseMethod releaseMethod() {
+        return method;
+    }
+
+    /**
+     * {@link ReleaseMethod#SHARED_FRAME}: one {@code mmap(MAP_SHARED|MAP_FIXED)} of the frame over
+     * the superblock. MAP_FIXED replaces the old pages atomically, so an optimistic reader never
+     * meets a hole. {@link ReleaseMethod#MADVISE}: {@link #release}.
+     */
+    @Override
+    void releaseEmptySuperblock(long offset, long length) {
+        if (method != ReleaseMethod.SHARED_FRAME) {
+            release(offset, length);
+            return;
+        }
+        checkRange(offset, length);
+        if (length != frameLength || (offset & (frameLength - 1)) != 0) {
+            throw new IllegalArgumentException("a superblock release must cover one aligned superblock: "
+                    + offset + "+" + length);
+        }
+        if (!arena.scope().isAlive()) throw closed();
+        Libc.remapFixed(segment.address() + offset, length, frame);
+    }
+
+    /** {@link ReleaseMethod#SHARED_FRAME}: fresh private anonymous pages in place of the frame. */
+    @Override
+    void reuseEmptySuperblock(long offset, long length) {
+        checkRange(offset, length);
+        if (method != ReleaseMethod.SHARED_FRAME) return;
+        if (!arena.scope().isAlive()) throw closed();
+        Libc.remapFixed(segment.address() + offset, length, -1);
     }
 
     @Override

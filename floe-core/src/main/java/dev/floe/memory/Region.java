@@ -42,13 +42,28 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      * touched.
      */
     public static Region open(long size, long alignment, RegionMode mode) {
+        return open(size, alignment, mode, ReleaseMethod.MADVISE);
+    }
+
+    /**
+     * Opens a region whose emptied superblocks ({@link #releaseEmptySuperblock}) are released with
+     * {@code method}. {@link ReleaseMethod#SHARED_FRAME} needs the mode to resolve to
+     * {@link RegionMode#MAPPED} (else {@link IllegalArgumentException}); its frame is one
+     * {@code alignment} (superblock) long.
+     */
+    public static Region open(long size, long alignment, RegionMode mode, ReleaseMethod method) {
+        java.util.Objects.requireNonNull(method, "release method");
         if (size <= 0 || alignment <= 0 || size % alignment != 0) {
             throw new IllegalArgumentException("region size " + size
                     + " must be a positive multiple of " + alignment);
         }
         RegionMode m = mode == RegionMode.AUTO ? detectMode() : mode;
+        if (method == ReleaseMethod.SHARED_FRAME && m != RegionMode.MAPPED) {
+            throw new IllegalArgumentException("release method SHARED_FRAME needs a MAPPED region (native "
+                    + "access on Linux); this one would be " + m);
+        }
         Region r = m == RegionMode.MAPPED
-                ? MappedRegion.reserve(size, alignment)
+                ? MappedRegion.reserve(size, alignment, method)
                 : new ChunkedRegion(size, ChunkedRegion.chunkSizeFor(size, alignment));
         LOG.log(System.Logger.Level.DEBUG, () -> "Floe region opened: " + r.mode() + ", "
                 + (size >>> 20) + " MiB of address space"
@@ -95,6 +110,27 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      * {@code madvise(MADV_DONTNEED)} and report its failure with errno; chunked regions zero-fill.
      */
     public abstract void release(long offset, long length);
+
+    /** How {@link #releaseEmptySuperblock} gives memory back. */
+    public ReleaseMethod releaseMethod() {
+        return ReleaseMethod.MADVISE;
+    }
+
+    /**
+     * Gives back the physical memory of an emptied superblock by the region's
+     * {@link #releaseMethod()}; the range stays readable. Default: {@link #release}.
+     */
+    void releaseEmptySuperblock(long offset, long length) {
+        release(offset, length);
+    }
+
+    /**
+     * Makes a superblock released by {@link #releaseEmptySuperblock} private memory again before
+     * the allocator hands out its blocks. Default: nothing to do (released pages fault in afresh).
+     */
+    void reuseEmptySuperblock(long offset, long length) {
+        checkRange(offset, length);
+    }
 
     /** Bytes of this region currently backed by physical memory (mincore, or chunk bytes). */
     public abstract long residentBytes(long from, long to);

@@ -96,6 +96,7 @@ final class SuperblockHeap {
                 reusable[c].push(sb);
                 throw e;
             }
+            region.reuseEmptySuperblock(sb.offset, superblockSize); // shared frame: private pages again
             // EMPTY and unlisted: nobody else can change its anchor (a stale free is refused by
             // its live byte), so this CAS cannot fail; all its blocks are in the free pool.
             int n = Math.min(room, sb.blockCount);
@@ -160,6 +161,7 @@ final class SuperblockHeap {
             reusable[old.sizeClass].push(old);
             throw e;
         }
+        region.reuseEmptySuperblock(old.offset, superblockSize);
         return install(new Superblock(old.index, old.offset, c, superblockSize), dst, at, room);
     }
 
@@ -272,7 +274,7 @@ final class SuperblockHeap {
     }
 
     private void release(Superblock sb) {
-        region.release(sb.offset, superblockSize);
+        region.releaseEmptySuperblock(sb.offset, superblockSize);
         budget.refund(superblockSize);
         releases.incrementAndGet();
         SuperblockReleaseEvent e = new SuperblockReleaseEvent();

@@ -38,13 +38,14 @@ public final class EraClock extends EraClockPad1 {
     }
 
     /**
-     * Moves the era from {@code from} to {@code from + 1} if it is still {@code from} (CAS, a
-     * full fence); false if another thread moved it first. Schemes whose rule is "advance only
-     * once everybody has seen the current value" (Snowflake's epochs) use this instead of
-     * {@link #advance}, so that two threads that both saw everybody at {@code from} advance once.
+     * Advances the era from {@code expected} to {@code expected + 1} with one CAS; returns whether
+     * this call did it. A failure means the era already moved past {@code expected} (someone else
+     * advanced it), which OA-VER treats as a warning it can piggy-back on; Snowflake's epochs use
+     * it so that two threads that both saw every participant at {@code expected} advance once.
+     * Volatile semantics (a full fence on success, a volatile read on failure).
      */
-    public boolean tryAdvance(long from) {
-        return ERA.compareAndSet(this, from, from + 1);
+    public boolean advanceFrom(long expected) {
+        return ERA.compareAndSet(this, expected, expected + 1);
     }
 
     /** The version for slices allocated now: the era modulo 2^27, never 0. */

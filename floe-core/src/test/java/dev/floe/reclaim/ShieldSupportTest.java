@@ -25,17 +25,17 @@ class ShieldSupportTest {
     }
 
     @Test
-    void tryAdvanceMovesTheClockOnceFromAValue() throws Exception {
+    void advanceFromMovesTheClockOnceFromAValue() throws Exception {
         EraClock clock = new EraClock();
         long from = clock.current();
-        assertTrue(clock.tryAdvance(from));
-        assertFalse(clock.tryAdvance(from));
+        assertTrue(clock.advanceFrom(from));
+        assertFalse(clock.advanceFrom(from));
         assertEquals(from + 1, clock.current());
         AtomicInteger wins = new AtomicInteger();
         long now = clock.current();
         Thread[] ts = new Thread[4];
         for (int i = 0; i < ts.length; i++) ts[i] = Thread.ofPlatform().start(() -> {
-            if (clock.tryAdvance(now)) wins.incrementAndGet();
+            if (clock.advanceFrom(now)) wins.incrementAndGet();
         });
         for (Thread t : ts) t.join();
         assertEquals(1, wins.get());

@@ -17,9 +17,10 @@ public final class ConsoleReport {
         StringBuilder out = new StringBuilder();
         out.append("== ").append(r.suite()).append(": ").append(description).append(" ==\n");
         Map<String, Object> c = r.config();
-        out.append(String.format("  %s mode: %s s per run after %s s warm-up, median of %s runs%n%n",
+        out.append(String.format("  %s mode: %s s per run after %s s warm-up, median of %s runs%s%n%n",
                 c.get("mode"), Units.number(((Number) c.get("duration_s")).doubleValue()),
-                Units.number(((Number) c.get("warmup_s")).doubleValue()), c.get("runs")));
+                Units.number(((Number) c.get("warmup_s")).doubleValue()), c.get("runs"),
+                c.get("wall_seconds") instanceof Number w ? "; suite took " + Units.number(w.doubleValue()) + " s" : ""));
 
         TextTable results = new TextTable("workload", ">threads", "impl", ">ops/s", ">min", ">max", ">rss", ">heap",
                 ">off-heap live/committed", "extra");
@@ -66,10 +67,11 @@ public final class ConsoleReport {
         return out.toString();
     }
 
-    /** The extras, except a throughput figure the ops/s column already shows. */
+    /** The extras, except a throughput figure the ops/s column already shows and time series (charted). */
     private static String extra(Map<String, Double> extra) {
         return extra.entrySet().stream()
                 .filter(e -> !e.getKey().equals(Metric.OPS_PER_S.name()))
+                .filter(e -> !Result.SERIES_ELEMENT.matcher(e.getKey()).matches())
                 .map(e -> e.getKey() + "=" + value(e.getKey(), e.getValue()))
                 .collect(Collectors.joining(" "));
     }

@@ -47,8 +47,31 @@ public record Result(String workload, String impl, int threads, Summary opsPerSe
         m.put("ops_per_s", opsPerSecond.toJson());
         m.put("memory", memory.toJson());
         Map<String, Object> x = new LinkedHashMap<>();
-        extra.forEach((k, v) -> x.put(k, Math.abs(v) >= 1000 ? (double) Math.round(v) : v));
+        Map<String, java.util.TreeMap<Integer, Double>> series = new LinkedHashMap<>();
+        extra.forEach((k, v) -> {
+            double rounded = Math.abs(v) >= 1000 ? (double) Math.round(v) : v;
+            java.util.regex.Matcher e = SERIES_ELEMENT.matcher(k);
+            if (e.matches()) {
+                series.computeIfAbsent(e.group(1), n -> new java.util.TreeMap<>()).put(Integer.parseInt(e.group(2)), rounded);
+            } else {
+                x.put(k, rounded);
+            }
+        });
+        series.forEach((name, byIndex) -> x.put(name, List.copyOf(byIndex.values())));
         m.put("extra", x);
         return m;
+    }
+
+    /**
+     * An element of a time series in a sample's {@code extra}: {@code NAME[INDEX]} (a sample can
+     * only carry numbers). {@link #toJson} gathers the elements of each name into one array
+     * {@code NAME}, in index order, as BENCHMARKS.md's {@code extra.rss_series}; like every extra,
+     * each element is the median over the runs that have it.
+     */
+    public static final java.util.regex.Pattern SERIES_ELEMENT = java.util.regex.Pattern.compile("(.+)\\[(\\d+)]");
+
+    /** The {@code extra} key of element {@code index} of time series {@code name}. */
+    public static String seriesKey(String name, int index) {
+        return name + "[" + index + "]";
     }
 }

@@ -34,6 +34,7 @@ public final class SuiteRunner {
 
     /** Runs every cell of the suite and summarises it, goals included. */
     public SuiteReport run(Suite suite, Settings settings) throws BenchmarkException {
+        long startedNanos = System.nanoTime();
         List<Cell> cells = suite.cells(settings);
         List<String> impls = settings.impls();
         progress.begin(suite.name(), cells.size() * settings.runs() * impls.size(), estimateSeconds(cells, settings));
@@ -68,6 +69,8 @@ public final class SuiteRunner {
         }
         Map<String, Object> config = new LinkedHashMap<>(settings.toJson());
         config.putAll(suite.config(settings));
+        // Wall time of the whole suite (forks, fills, warm-ups included): the main job's budget.
+        config.put("wall_seconds", Math.round((System.nanoTime() - startedNanos) / 1e8) / 10.0);
         SuiteReport report = new SuiteReport(suite.name(), config, results, ratios, List.of());
         return report.withTargets(suite.targets(report));
     }

@@ -127,7 +127,7 @@ public final class MapSuite implements Suite {
     @Override
     public Settings defaults(Mode mode) {
         if (mode == Mode.FULL) return new Settings(mode, 10, 5, 3, Settings.fullThreads(), impls());
-        return new Settings(mode, 0.4, 0.2, 3, List.of(1, 2), impls());
+        return new Settings(mode, 0.3, 0.2, 3, List.of(1, 2), impls());
     }
 
     @Override
@@ -136,7 +136,7 @@ public final class MapSuite implements Suite {
         Map<String, Object> m = new LinkedHashMap<>(z.toJson());
         m.put("scaling", s.mode() == Mode.QUICK
                 ? "quick: 25,000 entries over 50,000 keys (paper 10M / 20M), scans of 1,000 entries (paper 10,000), "
-                  + "0.4 s runs after 0.2 s warm-up (paper 30 s), RAM budget 256 MiB per worker: cslm -Xmx256m, "
+                  + "0.3 s runs after 0.2 s warm-up (paper 30 s), RAM budget 256 MiB per worker: cslm -Xmx256m, "
                   + "off-heap implementations -Xmx32m + 224 MiB off-heap"
                 : "full: RAM budget per worker = 60% of machine memory / (shared workers + the ingest JVM), at most "
                   + "32 GiB, an eighth of it heap for the off-heap implementations; fill = the paper's 10M entries "

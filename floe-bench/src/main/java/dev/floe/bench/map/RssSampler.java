@@ -11,7 +11,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Samples the process's RSS ({@code VmRSS}) on a daemon thread while a run is measured, for the
  * put-delete flatness check. The interval is a two-hundredth of the run, between 20 ms and 1 s
- * (a 0.4 s quick run: every 20 ms; a 5-minute run: every second, 300 samples).
+ * (a 0.3 s quick run: every 20 ms; a 5-minute run: every second, 300 samples).
  */
 final class RssSampler implements AutoCloseable {
 

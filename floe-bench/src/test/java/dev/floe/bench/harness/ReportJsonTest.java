@@ -57,4 +57,20 @@ class ReportJsonTest {
         assertEquals(false, t0.get("met"));
         assertTrue(t0.keySet().containsAll(Set.of("target", "observed", "comparison", "threshold")));
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void seriesElementsOfExtraBecomeOneArrayOfPerIndexMedians() {
+        Cell cell = new Cell("lru-churn", 1, Isolation.SHARED_WORKER);
+        Map<String, Double> a = Map.of("n", 1.0, Result.seriesKey("rss_series", 0), 10.0,
+                Result.seriesKey("rss_series", 1), 20.0, Result.seriesKey("rss_series", 10), 30.0);
+        Map<String, Double> b = Map.of("n", 3.0, Result.seriesKey("rss_series", 0), 12.0,
+                Result.seriesKey("rss_series", 1), 22.0, Result.seriesKey("rss_series", 10), 32.0);
+        Sample sa = new Sample(Map.of("ops_per_s", 1.0), new MemorySnapshot(1, 1, 1, 1), a);
+        Sample sb = new Sample(Map.of("ops_per_s", 1.0), new MemorySnapshot(1, 1, 1, 1), b);
+        Map<String, Object> extra = (Map<String, Object>) Result.of(cell, "x", List.of(sa, sb, sb)).toJson().get("extra");
+        assertEquals(3.0, extra.get("n"));
+        assertEquals(List.of(12.0, 22.0, 32.0), extra.get("rss_series"), "index order 0, 1, 10; medians");
+        assertFalse(extra.keySet().stream().anyMatch(k -> k.contains("[")));
+    }
 }

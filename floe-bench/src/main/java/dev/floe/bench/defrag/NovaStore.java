@@ -1,0 +1,66 @@
+package dev.floe.bench.defrag;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.reclaim.Nova;
+import java.util.Map;
+
+/** Values as fixed Nova slices (they never move), the {@code nova-fixed} implementation. */
+final class NovaStore implements ValueStore {
+    private final FloeAllocator allocator;
+    private final Nova nova;
+
+    NovaStore() {
+        allocator = FloeAllocator.builder().name("defrag-bench-nova-" + System.nanoTime()).jmx(false).build();
+        nova = new Nova(allocator);
+    }
+
+    @Override
+    public long put(int size, int key) {
+        long p = nova.allocate(size);
+        nova.writePrivate(p, (s, k) -> {
+            s.fill(k.byteValue());
+            s.set(JAVA_LONG, 0, k);
+            s.set(JAVA_LONG_UNALIGNED, s.byteSize() - 8, k);
+            return null;
+        }, (long) key);
+        return p;
+    }
+
+    @Override
+    public long get(long ref) {
+        return nova.read(ref, s -> s.get(JAVA_LONG, 0) + s.get(JAVA_LONG_UNALIGNED, s.byteSize() - 8));
+    }
+
+    @Override
+    public void remove(long ref) {
+        nova.delete(ref);
+    }
+
+    @Override
+    public long residentBytes() {
+        return allocator.stats().residentBytes();
+    }
+
+    @Override
+    public long committedBytes() {
+        return allocator.stats().committedBytes();
+    }
+
+    @Override
+    public long liveBytes() {
+        return allocator.stats().liveBytes();
+    }
+
+    @Override
+    public Map<String, Double> extra() {
+        return Map.of();
+    }
+
+    @Override
+    public void close() {
+        allocator.close();
+    }
+}

@@ -1,0 +1,233 @@
+package dev.floe.handle;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * ANCHORAGE's defragmenter, made concurrent: a control loop on a daemon thread that empties sparse
+ * chunks of an {@link AnchorageHeap} by moving their objects (through
+ * {@link HandleSpace#relocate}, which never stops other threads) into fuller chunks, so that the
+ * emptied chunks go back to the OS.
+ *
+ * <h2>Control loop (the paper's section 4.3)</h2>
+ * A two-state machine over F = committed / live bytes of the handle area (O(1),
+ * {@link AnchorageHeap#fragmentation}):
+ * <ul>
+ *   <li><b>waiting</b>: wake every {@code wakeInterval} (500 ms); if F &gt; F_ub, start
+ *       defragmenting.</li>
+ *   <li><b>defragmenting</b>: run a pass that moves at most alpha × live bytes; it took T_pass;
+ *       if F &lt; F_lb or the pass moved nothing (no opportunity: pinned, or F is only internal
+ *       to size classes), go back to waiting; else sleep T_pass / O_ub, so passes use at most
+ *       O_ub of one core.</li>
+ * </ul>
+ * ALASKA's passes run inside a stop-the-world barrier, so their length is a pause; here a pass
+ * runs beside the application and only the handful of objects marked in one batch
+ * ({@value #BATCH}) are in flight at a time, and readers and writers never wait for them.
+ *
+ * <h2>A pass</h2>
+ * For each size class, {@link AnchorageHeap#evacuationCandidates} marks the sparsest chunks the
+ * class does not need (so no allocation lands in them), their objects are moved in batches
+ * (allocation puts the copies in the lowest-addressed chunks with room), pinned objects stay,
+ * and the chunks are handed back ({@link AnchorageHeap#endEvacuation}). Finally the retired old
+ * copies are drained, so emptied chunks are released ({@code madvise}) before the pass ends.
+ * Passes are serialized by a lock ({@link #runPass} may be called from any thread, e.g. tests).
+ */
+public final class Anchorage implements AutoCloseable {
+    static final int BATCH = 64;
+
+    private final HandleSpace space;
+    private final AnchorageHeap heap;
+    private final DefragConfig config;
+    private final ReentrantLock passLock = new ReentrantLock();
+    private final Thread thread;
+    private volatile boolean stopped;
+    private volatile boolean defragmenting;
+
+    // statistics, written under passLock, read racily (volatile)
+    private volatile long passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves;
+    private volatile long totalPassNanos, maxPassNanos;
+    /** Passes of the background loop that ended in an exception (only the loop thread writes it). */
+    private volatile long failures;
+    private volatile double lastBefore = 1.0, lastAfter = 1.0;
+
+    private Anchorage(HandleSpace space, DefragConfig config, boolean background) {
+        if (!(space.service() instanceof AnchorageHeap h)) {
+            throw new IllegalArgumentException("Anchorage defragments a space whose service is an AnchorageHeap");
+        }
+        this.space = space;
+        this.heap = h;
+        this.config = java.util.Objects.requireNonNull(config, "config");
+        if (background) {
+            thread = Thread.ofPlatform().daemon().name("floe-anchorage").unstarted(this::loop);
+            thread.start();
+        } else {
+            thread = null;
+        }
+    }
+
+    /** Starts the defragmenting service on a daemon thread; {@link #close()} stops it. */
+    public static Anchorage start(HandleSpace space, DefragConfig config) {
+        return new Anchorage(space, config, true);
+    }
+
+    /** A defragmenter without a thread: passes run only when {@link #runPass} is called. */
+    public static Anchorage manual(HandleSpace space, DefragConfig config) {
+        return new Anchorage(space, config, false);
+    }
+
+    public DefragConfig config() {
+        return config;
+    }
+
+    private void loop() {
+        long wake = config.wakeInterval().toNanos();
+        while (!stopped) {
+            if (!defragmenting) {
+                sleep(wake);
+                if (stopped) break;
+                defragmenting = config.moveEverything() || heap.fragmentation() > config.fragmentationHigh();
+                continue;
+            }
+            long t0 = System.nanoTime();
+            long moved;
+            try {
+                moved = runPass();
+            } catch (RuntimeException e) { // out of budget for copies, or the space was closed under us
+                if (stopped) break;
+                failures++;
+                System.getLogger("dev.floe.handle").log(System.Logger.Level.WARNING,
+                        "defragmentation pass failed; waiting before the next one", e);
+                moved = 0; // back to waiting
+            }
+            long took = System.nanoTime() - t0;
+            if (!config.moveEverything()
+                    && (moved == 0 || heap.fragmentation() < config.fragmentationLow())) {
+                defragmenting = false;
+            } else {
+                sleep((long) (took / config.overheadBound()));
+            }
+        }
+    }
+
+    /** Parks for {@code nanos} (despite spurious wake-ups) or until {@link #close()}. */
+    private void sleep(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        long left;
+        while (!stopped && (left = deadline - System.nanoTime()) > 0) LockSupport.parkNanos(left);
+    }
+
+    /**
+     * Runs one pass now (waiting for a pass in progress to finish) and returns the bytes it moved.
+     * Moves at most alpha × live bytes, or every object in {@code moveEverything} mode.
+     */
+    public long runPass() {
+        passLock.lock();
+        try {
+            return pass();
+        } finally {
+            passLock.unlock();
+        }
+    }
+
+    private long pass() {
+        heap.setMover(Thread.currentThread());
+        try {
+            return measuredPass();
+        } finally {
+            heap.setMover(null);
+        }
+    }
+
+    private long measuredPass() {
+        DefragPassEvent event = new DefragPassEvent();
+        event.begin();
+        long t0 = System.nanoTime();
+        double before = heap.fragmentation();
+        boolean all = config.moveEverything();
+        long budget = all ? Long.MAX_VALUE : Math.max(1, (long) (config.aggression() * heap.liveBytes()));
+        long moved = 0, objects = 0, pinned = 0, cancelled = 0;
+        long[] offs = new long[0];
+        int[] ids = new int[0];
+        for (int c = 0; c < AnchorageHeap.classCount(); c++) {
+            List<AreaChunk> chunks = heap.evacuationCandidates(c, all);
+            try {
+                for (AreaChunk ch : chunks) {
+                    if (moved >= budget) break;
+                    if (offs.length < ch.blockCount) {
+                        offs = new long[ch.blockCount];
+                        ids = new int[ch.blockCount];
+                    }
+                    int n = heap.usedBlocks(ch, offs, ids);
+                    for (int at = 0; at < n && moved < budget; at += BATCH) {
+                        int k = Math.min(BATCH, n - at);
+                        HandleSpace.Moves m = space.relocate(
+                                java.util.Arrays.copyOfRange(ids, at, at + k),
+                                java.util.Arrays.copyOfRange(offs, at, at + k), k);
+                        moved += m.bytes();
+                        objects += m.moved();
+                        pinned += m.pinned();
+                        cancelled += m.cancelled();
+                    }
+                }
+            } finally { // every picked chunk takes allocations again, even if a move failed
+                for (AreaChunk ch : chunks) heap.endEvacuation(ch);
+            }
+        }
+        space.drainRetired();
+        long took = System.nanoTime() - t0;
+        double after = heap.fragmentation();
+        passes++;
+        objectsMoved += objects;
+        bytesMoved += moved;
+        pinnedSkips += pinned;
+        cancelledMoves += cancelled;
+        totalPassNanos += took;
+        if (took > maxPassNanos) maxPassNanos = took;
+        lastBefore = before;
+        lastAfter = after;
+        event.end();
+        if (event.shouldCommit()) {
+            event.bytesMoved = moved;
+            event.objectsMoved = objects;
+            event.fragmentationBefore = before;
+            event.fragmentationAfter = after;
+            event.commit();
+        }
+        return moved;
+    }
+
+    /** What the service has done so far. */
+    public DefragStats stats() {
+        return new DefragStats(passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves,
+                totalPassNanos, maxPassNanos, heap.maxMoverLockHoldNanos(), lastBefore, lastAfter, defragmenting);
+    }
+
+    /** Passes of the background loop that failed with an exception (logged at WARNING). */
+    public long failedPasses() {
+        return failures;
+    }
+
+    /** Whether the background loop runs (started and not closed). */
+    public boolean isRunning() {
+        return thread != null && thread.isAlive() && !stopped;
+    }
+
+    /**
+     * Stops the loop and waits (up to 10 s) for a pass in progress to end; closing twice is
+     * harmless. Close it before the {@link HandleSpace}.
+     */
+    @Override
+    public void close() {
+        stopped = true;
+        if (thread != null) {
+            LockSupport.unpark(thread);
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

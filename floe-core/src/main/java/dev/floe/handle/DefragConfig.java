@@ -1,0 +1,61 @@
+package dev.floe.handle;
+
+import java.time.Duration;
+
+/**
+ * Parameters of ANCHORAGE's control loop ({@link Anchorage}), defaults from the paper (section
+ * 4.3): fragmentation bounds {@code [F_lb, F_ub] = [1.05, 1.4]}, overhead bound
+ * {@code O_ub = 5%}, aggression {@code alpha = 10%} of live bytes per pass, a check every
+ * 500 ms while waiting.
+ *
+ * @param fragmentationLow  F_lb: defragmenting stops below this (committed / live bytes)
+ * @param fragmentationHigh F_ub: defragmenting starts above this
+ * @param overheadBound     O_ub: after a pass of T_pass, sleep T_pass / O_ub (so passes take at
+ *                          most this fraction of one core's time)
+ * @param aggression        alpha: a pass moves at most this fraction of the live bytes
+ * @param wakeInterval      how often the waiting state measures fragmentation
+ * @param moveEverything    test mode: every pass moves every unpinned object (to fresh chunks),
+ *                          whatever the fragmentation; bounds and alpha are ignored
+ */
+public record DefragConfig(double fragmentationLow, double fragmentationHigh, double overheadBound,
+                           double aggression, Duration wakeInterval, boolean moveEverything) {
+
+    /** The paper's defaults. */
+    public static final DefragConfig DEFAULTS =
+            new DefragConfig(1.05, 1.4, 0.05, 0.10, Duration.ofMillis(500), false);
+
+    public DefragConfig {
+        if (!(fragmentationLow >= 1.0) || !(fragmentationHigh >= fragmentationLow)) {
+            throw new IllegalArgumentException("need 1 <= F_lb <= F_ub: " + fragmentationLow + ", " + fragmentationHigh);
+        }
+        if (!(overheadBound > 0 && overheadBound <= 1)) {
+            throw new IllegalArgumentException("O_ub must be in (0, 1]: " + overheadBound);
+        }
+        if (!(aggression > 0 && aggression <= 1)) {
+            throw new IllegalArgumentException("alpha must be in (0, 1]: " + aggression);
+        }
+        if (wakeInterval == null || wakeInterval.isNegative() || wakeInterval.isZero()) {
+            throw new IllegalArgumentException("wake interval must be positive: " + wakeInterval);
+        }
+    }
+
+    public DefragConfig withWakeInterval(Duration d) {
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, d, moveEverything);
+    }
+
+    public DefragConfig withMoveEverything(boolean all) {
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, wakeInterval, all);
+    }
+
+    public DefragConfig withBounds(double low, double high) {
+        return new DefragConfig(low, high, overheadBound, aggression, wakeInterval, moveEverything);
+    }
+
+    public DefragConfig withAggression(double alpha) {
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, alpha, wakeInterval, moveEverything);
+    }
+
+    public DefragConfig withOverheadBound(double oUb) {
+        return new DefragConfig(fragmentationLow, fragmentationHigh, oUb, aggression, wakeInterval, moveEverything);
+    }
+}

@@ -1,0 +1,451 @@
+package dev.floe.handle;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.Region;
+import dev.floe.reclaim.HazardSlots;
+import dev.floe.reclaim.RetireBatches;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * ALASKA's runtime, made concurrent: objects named by {@linkplain Handle handles} through an
+ * off-heap {@linkplain HandleTable handle table}, so that a service (ANCHORAGE:
+ * {@link AnchorageHeap} + {@link Anchorage}) can move them while other threads read, write and
+ * pin them — with no stop-the-world pause (ALASKA pauses every thread at a barrier; this is the
+ * concurrent path its section 7 sketches).
+ *
+ * <pre>{@code
+ * HandleSpace space = new HandleSpace(allocator);        // objects in an AnchorageHeap
+ * long h = space.allocate(240);                           // a handle: copy it anywhere
+ * space.write(h, seg -> { seg.set(JAVA_LONG, 0, 42L); return null; });
+ * long v = space.read(h, seg -> seg.get(JAVA_LONG, 0));   // optimistic, no shared write
+ * try (Pin p = space.pin(h)) {                            // hoisted pin: one for the whole loop
+ *     MemorySegment seg = p.segment();
+ *     for (long i = 0; i < seg.byteSize(); i += 8) seg.set(JAVA_LONG, i, i);
+ * }
+ * space.free(h);
+ * }</pre>
+ *
+ * <h2>State</h2>
+ * Per handle id, an entry of two words (see {@link HandleTable}, {@link EntryState}): the
+ * <em>state</em> word (offset, MOVING, FREE, a change count bumped by every change) and the
+ * <em>meta</em> word (version, size), which changes only when an id is reused. Pins are
+ * {@link HazardSlots} holding the id (ARCHITECTURE.md's shared mechanism; ALASKA's pin sets,
+ * unified by a scan instead of a barrier). Deferred frees go through {@link RetireBatches}.
+ *
+ * <h2>Protocol</h2>
+ * <ul>
+ *   <li><b>read</b> (optimistic; writes nothing shared): acquire-load meta (version must match the
+ *       handle), volatile-load state (must not be FREE), run the reader on a read-only view of
+ *       {@code size} bytes at the state's offset, {@link VarHandle#loadLoadFence()}, re-load
+ *       state and meta; both unchanged: return, else retry. A MOVING state is fine to read
+ *       through: nobody writes an object's old place while it is being moved (see write).
+ *       After {@value #OPTIMISTIC_ATTEMPTS} failed attempts the read pins, so a reader racing an
+ *       aggressive mover still finishes.</li>
+ *   <li><b>pin</b> / <b>write</b>: publish the id in a hazard slot (one CAS: a full fence), then
+ *       load meta (version must match), state (must not be FREE); if the state is MOVING, CAS the
+ *       mark away (this <em>cancels</em> the move) and load again; re-load meta (unchanged). The
+ *       view is bounded to the object. Unpin is a release store of the slot.</li>
+ *   <li><b>move</b> ({@link #relocate}, one batch): (1) CAS each object's state from live to
+ *       MOVING; (2) one {@linkplain HazardSlots#snapshot snapshot} of the pins; (3) for each
+ *       marked object: if pinned, CAS the mark away (back off); else copy its bytes to a new
+ *       block and CAS the state from the MOVING value it set to live-at-the-new-offset. If that
+ *       CAS fails (a pinner cancelled, or the handle was freed), the copy was never published
+ *       and its block is freed at once; if it succeeds, the old block is retired.</li>
+ *   <li><b>free</b>: load meta (version must match), state (not FREE), meta again (unchanged);
+ *       CAS state to FREE (keeping the offset; cancels a move). Exactly one of racing frees wins.
+ *       The id is retired; when a drain finds no pin holding the id, the block at the FREE
+ *       state's offset goes back to the service and the id to the table's free stack.</li>
+ *   <li><b>allocate</b>: a FREE id, a block from the service (zeroed), then meta and state with
+ *       release stores (meta first); the handle carries the new version.</li>
+ * </ul>
+ *
+ * <h2>Why it is correct</h2>
+ * <b>A read never returns mixed or foreign bytes.</b> The change count makes every state value
+ * unique over the entry's life (up to its wrap, see {@link EntryState}), and versions make meta
+ * values unique. A read returns only if it loaded the same state {@code s} and meta {@code a}
+ * before and after its data loads (the load fence keeps the data loads between them), so for that
+ * whole interval the entry named one object of this handle's version, at {@code offset(s)}, and
+ * nobody changed the entry. The bytes at that offset belong to that object for as long as the
+ * entry names it: a move publishes the new offset only by changing the state (so a read through
+ * the old one fails), and a free changes it to FREE before the block can go back. Could the bytes
+ * at {@code offset(s)} change under the read other than by this object's writers? Only the mover
+ * writes new blocks, and it writes only blocks no entry names yet.
+ *
+ * <p><b>No write is lost, and a pinned object never moves.</b> Pinner: publish (full fence),
+ * then load state. Mover: CAS state to MOVING (full fence), then load the slots. In the single
+ * total order of these synchronization actions one comes first. If the pinner's publish comes
+ * first, the mover's snapshot sees the pin and backs off — unless the pinner's load already saw
+ * MOVING, in which case the pinner cancels. If the mover's CAS comes first, the pinner's load sees
+ * MOVING (or a later value) and cancels with a CAS, which makes the mover's final CAS fail; or it
+ * sees the final new offset, and pins there. So while a pin is open, the state keeps the offset
+ * the pinner saw: writes go to the place readers read and later moves copy. A writer that unpinned
+ * before the mover's snapshot released its slot; the snapshot's volatile load of that slot (or of
+ * a later claim of it, which itself read the release) orders the writer's stores before the copy.
+ * Copies made while a writer was active are never published.
+ *
+ * <p><b>No write or reuse after free.</b> A pin validated before the free's CAS published its slot
+ * before that CAS (Dekker as above with the free's CAS and the drain's snapshot, which follows
+ * the retire), so the drain sees it and keeps the block and the id; a pin whose load follows the
+ * CAS sees FREE and fails. An id is reused only after its drain, with the next version, so stale
+ * handles fail their version check. A forged {@code long} either names an id beyond the table
+ * (refused before any load) or fails the version check.
+ *
+ * <p><b>The old copy</b> of a moved object is retired rather than freed in place, like a deleted
+ * slice: no pin can hold it (see above) and optimistic readers still looking at it fail their
+ * validation, so its drain frees it without a pin check.
+ *
+ * <p><b>Progress.</b> Reads, pins and writes are lock-free against the mover (a pinner never
+ * waits for a move: it cancels it), and the mover never waits for anyone (it backs off from pins).
+ * A stalled mover leaves at most its current batch marked MOVING, which readers ignore and pinners
+ * clear. A stalled pinner holds back one object's move and free.
+ *
+ * <h2>Hoisting pins</h2>
+ * ALASKA's compiler hoists pins out of loops; on the JVM the API is the transparency (user code
+ * never sees an address) and the user hoists: one {@link #pin} around a loop costs one CAS and
+ * one release store for the whole loop, against one per iteration with {@link #write} (or a
+ * fence-bracketed validation per {@link #read}). The price: the object cannot move and its block
+ * cannot be freed while the pin is open, so long-held pins block defragmentation of their chunk.
+ */
+public final class HandleSpace implements AutoCloseable {
+    /** Optimistic read attempts before a read pins. */
+    static final int OPTIMISTIC_ATTEMPTS = 4;
+    /** Retire reference tag: an old copy of a moved object (else the reference is a freed id). */
+    private static final long OLD_COPY = 1L << 62;
+    /** Default upper bound on live handles. */
+    public static final long DEFAULT_MAX_HANDLES = 1L << 28;
+
+    private final Region region;
+    private final HandleService service;
+    private final HandleTable table;
+    private final HazardSlots pins = new HazardSlots();
+    private final RetireBatches retired;
+    private volatile boolean closed;
+
+    /** A space whose objects live in a new {@link AnchorageHeap} on {@code allocator}. */
+    public HandleSpace(FloeAllocator allocator) {
+        this(allocator, new AnchorageHeap(allocator), DEFAULT_MAX_HANDLES);
+    }
+
+    /**
+     * A space whose objects live in {@code service} (on {@code allocator}), with room for
+     * {@code maxHandles} live handles.
+     */
+    public HandleSpace(FloeAllocator allocator, HandleService service, long maxHandles) {
+        Objects.requireNonNull(allocator, "allocator");
+        this.service = Objects.requireNonNull(service, "service");
+        this.region = allocator.region();
+        this.table = new HandleTable(allocator, maxHandles);
+        this.retired = new RetireBatches(128, RetireBatches.defaultStripes(), this::drain);
+    }
+
+    /**
+     * A new object of {@code size} bytes, zeroed; returns its handle.
+     *
+     * @throws IllegalArgumentException if {@code size} is not in [1, {@link #maxObjectSize()}]
+     */
+    public long allocate(long size) {
+        ensureOpen();
+        if (size <= 0 || size > service.maxObjectSize()) {
+            throw new IllegalArgumentException("object size " + size + " is not in [1, "
+                    + service.maxObjectSize() + "]");
+        }
+        int id = table.acquireId();
+        long off;
+        try {
+            off = service.allocate(size, id);
+        } catch (RuntimeException e) {
+            table.releaseId(id);
+            throw e;
+        }
+        region.slice(off, size).fill((byte) 0);
+        return Handle.of(id, table.publish(id, (int) size, off));
+    }
+
+    /**
+     * Reads the object optimistically: {@code reader} runs on a read-only view and its result is
+     * returned only if the object did not move or change identity meanwhile (else it runs again).
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
+    public <R> R read(long handle, HandleReader<R> reader) {
+        Objects.requireNonNull(reader, "reader");
+        long id = checkedId(handle);
+        int v = Handle.version(handle);
+        for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+            long a = table.meta(id);                          // acquire
+            if (HandleTable.version(a) != v) throw stale(handle, "was freed");
+            long s = table.state(id);                         // volatile
+            if (EntryState.isFree(s)) {
+                if (table.meta(id) == a) throw stale(handle, "was freed");
+                continue;
+            }
+            R r;
+            try {
+                r = reader.read(region.slice(EntryState.offset(s), HandleTable.size(a)).asReadOnly());
+            } catch (RuntimeException e) {
+                if (unchanged(id, s, a)) throw e;
+                continue; // the bytes were not this object's: the exception is discarded
+            }
+            if (unchanged(id, s, a)) return r;
+        }
+        try (Pin p = pin(handle)) {
+            return reader.read(p.segment().asReadOnly());
+        }
+    }
+
+    /** The read's validation: LoadLoad, then the entry must hold the words read before. */
+    private boolean unchanged(long id, long s, long a) {
+        VarHandle.loadLoadFence(); // the reader's data loads complete before the re-loads
+        return table.state(id) == s && table.meta(id) == a;
+    }
+
+    /**
+     * Pins the object, runs {@code writer} on a view of it, unpins.
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
+    public <R> R write(long handle, HandleWriter<R> writer) {
+        Objects.requireNonNull(writer, "writer");
+        try (Pin p = pin(handle)) {
+            return writer.write(p.segment());
+        }
+    }
+
+    /**
+     * Pins the object until the returned pin is closed: it does not move, its block is not reused
+     * even if the handle is freed meanwhile, and the pin's view is bounded to it.
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
+    public Pin pin(long handle) {
+        long id = checkedId(handle);
+        int v = Handle.version(handle);
+        int slot = pins.protect(id); // claim + publish: full fence before the loads below
+        try {
+            while (true) {
+                long a = table.meta(id);
+                if (HandleTable.version(a) != v) throw stale(handle, "was freed");
+                long s = table.state(id);
+                if (EntryState.isFree(s)) {
+                    if (table.meta(id) == a) throw stale(handle, "was freed");
+                    continue;
+                }
+                if (EntryState.isMoving(s)) {
+                    table.casState(id, s, EntryState.settled(s)); // cancel the move; reload either way
+                    continue;
+                }
+                if (table.meta(id) != a) continue;
+                return new Pin(this, handle, slot, region.slice(EntryState.offset(s), HandleTable.size(a)));
+            }
+        } catch (RuntimeException e) {
+            pins.clear(slot);
+            throw e;
+        }
+    }
+
+    void unpin(int slot) {
+        pins.clear(slot); // release store: the pin holder's writes happen before
+    }
+
+    /**
+     * Frees the object. Its memory and id are reused only once no pin holds it; stale copies of
+     * the handle fail from now on.
+     *
+     * @throws StaleHandleException if the handle names no live object (double free included)
+     */
+    public void free(long handle) {
+        long id = checkedId(handle);
+        int v = Handle.version(handle);
+        while (true) {
+            long a = table.meta(id);
+            if (HandleTable.version(a) != v) throw stale(handle, "was freed");
+            long s = table.state(id);
+            if (EntryState.isFree(s)) {
+                if (table.meta(id) == a) throw stale(handle, "was freed");
+                continue;
+            }
+            if (table.meta(id) != a) continue;
+            // a unchanged around the load of s: s is this version's state; the CAS keeps it so
+            if (table.casState(id, s, EntryState.freed(s))) break;
+        }
+        retired.add(id);
+    }
+
+    /** The object's size in bytes, as allocated. */
+    public long size(long handle) {
+        long id = checkedId(handle);
+        while (true) {
+            long a = table.meta(id);
+            if (HandleTable.version(a) != Handle.version(handle)) throw stale(handle, "was freed");
+            long s = table.state(id);
+            if (unchanged(id, s, a)) {
+                if (EntryState.isFree(s)) throw stale(handle, "was freed");
+                return HandleTable.size(a);
+            }
+        }
+    }
+
+    /** Whether the handle names a live object now (a snapshot: another thread may free it next). */
+    public boolean isLive(long handle) {
+        if (closed || Handle.version(handle) == 0 || !table.contains(Handle.id(handle))) return false;
+        long id = Handle.id(handle);
+        long a = table.meta(id);
+        long s = table.state(id);
+        return HandleTable.version(a) == Handle.version(handle) && !EntryState.isFree(s)
+                && table.meta(id) == a;
+    }
+
+    /** Whether some thread holds a pin on this handle's id now (ALASKA's pin status). */
+    public boolean isPinned(long handle) {
+        checkedId(handle);
+        return HazardSlots.contains(pins.snapshot(), Handle.id(handle));
+    }
+
+    /** The largest object {@link #allocate} accepts. */
+    public long maxObjectSize() {
+        return service.maxObjectSize();
+    }
+
+    /** The service holding the objects' memory. */
+    public HandleService service() {
+        return service;
+    }
+
+    /**
+     * Offers every retired id and old copy to reclamation now (normally this happens when a
+     * retire batch fills): afterwards, everything retired before the call and not pinned has gone
+     * back to the service, except what a stalled retiring thread has not finished adding.
+     */
+    public void drainRetired() {
+        ensureOpen();
+        retired.drainAll();
+    }
+
+    /**
+     * Moves one object to a new block from the service, with the move protocol (see the class
+     * comment): the service interface's "move" for services other than {@link Anchorage}, and for
+     * tests. Returns whether it moved; it does not if the object is pinned, a pinner or a free
+     * raced with the copy, or another move of it is in progress. Safe to call from any thread,
+     * concurrently with every operation and with other moves.
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
+    public boolean move(long handle) {
+        long id = checkedId(handle);
+        long a = table.meta(id);
+        long s = table.state(id);
+        if (HandleTable.version(a) != Handle.version(handle) || EntryState.isFree(s)) throw stale(handle, "was freed");
+        return relocate(new int[] {(int) id}, new long[] {EntryState.offset(s)}, 1).moved() == 1;
+    }
+
+    /** Outcome counts of one {@link #relocate} batch. */
+    record Moves(int moved, int pinned, int cancelled, long bytes) {}
+
+    /**
+     * The move protocol (see the class comment) for {@code n} objects: {@code ids[i]} believed to
+     * be at {@code from[i]}. Objects that are no longer there, freed, or already marked are skipped;
+     * pinned ones are left; the others get a new block from the service. Concurrent with every
+     * other operation and with other relocations (marking an object MOVING is one CAS, so at most
+     * one relocation of an object is in progress).
+     */
+    Moves relocate(int[] ids, long[] from, int n) {
+        long[] marked = new long[n];
+        int markedCount = 0;
+        for (int i = 0; i < n; i++) {
+            long id = ids[i] & 0xFFFF_FFFFL;
+            if (!table.contains(id)) continue;
+            long s = table.state(id);
+            if (EntryState.isFree(s) || EntryState.isMoving(s) || EntryState.offset(s) != from[i]) continue;
+            long m = EntryState.moving(s);
+            if (table.casState(id, s, m)) { // full fence: the mark precedes the snapshot's loads
+                marked[i] = m;
+                markedCount++;
+            }
+        }
+        if (markedCount == 0) return new Moves(0, 0, 0, 0);
+        long[] pinned = pins.snapshot();
+        int moved = 0, held = 0, cancelled = 0;
+        long bytes = 0;
+        for (int i = 0; i < n; i++) {
+            long m = marked[i];
+            if (m == 0) continue;
+            long id = ids[i] & 0xFFFF_FFFFL;
+            if (HazardSlots.contains(pinned, id)) {
+                table.casState(id, m, EntryState.settled(m)); // back off; fails only if already cancelled or freed
+                held++;
+                continue;
+            }
+            int size = HandleTable.size(table.meta(id)); // stable while the state is m (not FREE)
+            long to;
+            try {
+                to = service.allocate(size, (int) id);
+            } catch (RuntimeException e) { // out of memory: un-mark this and the rest, report
+                for (int k = i; k < n; k++) {
+                    if (marked[k] != 0) table.casState(ids[k] & 0xFFFF_FFFFL, marked[k], EntryState.settled(marked[k]));
+                }
+                throw e;
+            }
+            MemorySegment.copy(region.slice(from[i], size), 0, region.slice(to, size), 0, size);
+            if (table.casState(id, m, EntryState.live(m, to))) { // publishes the copy (volatile write)
+                retired.add(OLD_COPY | from[i]);
+                moved++;
+                bytes += service.usableSize(to);
+            } else {
+                service.free(to); // never published: nobody can hold it
+                cancelled++;
+            }
+        }
+        return new Moves(moved, held, cancelled, bytes);
+    }
+
+    /** Drain of the retire batches: old copies go back at once, freed ids when no pin holds them. */
+    private void drain(long[] refs, int count) {
+        long[] pinned = null;
+        for (int i = 0; i < count; i++) {
+            long r = refs[i];
+            if ((r & OLD_COPY) != 0) {
+                service.free(r & ~OLD_COPY);
+                continue;
+            }
+            if (pinned == null) pinned = pins.snapshot(); // after the frees' CASes (batch acquire)
+            if (HazardSlots.contains(pinned, r)) {
+                retired.add(r); // still pinned: retried at a later drain
+            } else {
+                service.free(EntryState.offset(table.state(r)));
+                table.releaseId((int) r);
+            }
+        }
+    }
+
+    private long checkedId(long handle) {
+        ensureOpen();
+        long id = Handle.id(handle);
+        if (Handle.version(handle) == 0 || !table.contains(id)) {
+            throw stale(handle, "was never made by this space");
+        }
+        return id;
+    }
+
+    private void ensureOpen() {
+        if (closed) throw new IllegalStateException("handle space is closed");
+    }
+
+    private static StaleHandleException stale(long handle, String why) {
+        return new StaleHandleException(handle, why);
+    }
+
+    /**
+     * Gives all memory back to the allocator. Only call it when no thread uses the space (and any
+     * {@link Anchorage} on it is closed); afterwards every operation throws
+     * {@link IllegalStateException}.
+     */
+    @Override
+    public synchronized void close() {
+        ensureOpen();
+        closed = true;
+        service.close();
+        table.close();
+    }
+}

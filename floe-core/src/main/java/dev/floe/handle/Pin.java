@@ -1,0 +1,50 @@
+package dev.floe.handle;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A scoped pin (ALASKA's term) on one object: while it is open the object does not move and is
+ * not freed for reuse, and {@link #segment()} is a view bounded to it. Close it (try-with-resources)
+ * to unpin; closing twice is harmless.
+ *
+ * <p>A pin is a {@link dev.floe.reclaim.HazardSlots hazard slot} holding the handle's id, so it
+ * costs one CAS to take and one release store to give back, and there is no limit on how many
+ * threads (platform or virtual) pin at once. Hoisting: a loop over one object should pin once
+ * around the loop, not once per iteration (see {@link HandleSpace}).
+ */
+public final class Pin implements AutoCloseable {
+    private final HandleSpace space;
+    private final long handle;
+    private final int slot;
+    private final MemorySegment view;
+    private boolean closed;
+
+    Pin(HandleSpace space, long handle, int slot, MemorySegment view) {
+        this.space = space;
+        this.handle = handle;
+        this.slot = slot;
+        this.view = view;
+    }
+
+    /**
+     * The object's bytes, bounded to its size. Valid until {@link #close()}; using it afterwards
+     * stays inside the allocator's region but may touch memory that belongs to another object.
+     */
+    public MemorySegment segment() {
+        if (closed) throw new IllegalStateException("pin on " + Handle.toString(handle) + " is closed");
+        return view;
+    }
+
+    /** The pinned handle. */
+    public long handle() {
+        return handle;
+    }
+
+    /** Unpins (release store: the holder's writes are visible to whoever sees the pin gone). */
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        space.unpin(slot);
+    }
+}

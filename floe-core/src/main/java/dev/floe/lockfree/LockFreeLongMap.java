@@ -1,0 +1,41 @@
+package dev.floe.lockfree;
+
+/**
+ * A lock-free set of {@code long} keys, each with a {@code long} value fixed at insertion, whose
+ * nodes live off-heap in a {@link dev.floe.memory.FloeAllocator} and are reclaimed by a
+ * {@link Reclamation}. Every operation is linearizable and lock-free; any number of platform or
+ * virtual threads may call them concurrently. Every {@code long} is a valid key and value.
+ *
+ * <p>Publish the structure to other threads safely (a thread start, a volatile field, a
+ * concurrent collection). {@link #close} must only be called once no thread uses it; afterwards
+ * every method throws {@link IllegalStateException}.
+ */
+public interface LockFreeLongMap extends AutoCloseable {
+    /** Adds {@code key} with {@code value} if absent; returns whether it was added. */
+    boolean insert(long key, long value);
+
+    /** Removes {@code key}; returns whether this call removed it. */
+    boolean remove(long key);
+
+    /** Whether {@code key} is present. */
+    boolean contains(long key);
+
+    /** The value of {@code key}, or {@code absent} if it is not present. */
+    long get(long key, long absent);
+
+    /** Number of keys, counted by a traversal (exact only when no update runs concurrently). */
+    long size();
+
+    /** The reclamation scheme the nodes go through. */
+    Reclamation reclamation();
+
+    /**
+     * CASes that acted on a node of another incarnation than the one the operation validated:
+     * always 0 unless reclamation is broken (see {@code HarrisMichaelCore}).
+     */
+    long incarnationMismatches();
+
+    /** Frees every node and the structure's head words; the reclamation stays usable. */
+    @Override
+    void close();
+}

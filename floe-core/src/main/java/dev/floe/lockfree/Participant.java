@@ -1,0 +1,131 @@
+package dev.floe.lockfree;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The per-participant state of a {@link Reclamation}: the paper's per-thread warning bit, local
+ * clock, hazard pointers and limbo list, held by whichever thread runs an operation with it.
+ *
+ * <p>A participant is borrowed from {@link Participants} for one operation and given back at its
+ * end, so any number of platform or virtual threads share a table bounded by the peak number of
+ * operations in flight (ARCHITECTURE.md invariant 7). The borrow is a CAS (acquire) and the
+ * return a release store, so the plain fields below move between threads with a happens-before
+ * edge and are only ever touched by the current borrower. Only {@link #warning} is written by
+ * other threads (an OA-BIT reclaimer); it is accessed through a VarHandle.
+ */
+final class Participant {
+    private static final VarHandle BUSY;
+    private static final VarHandle WARNING;
+    private static final VarHandle HAZARD = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Hazard pointers a modifying step publishes at most: predecessor, current, successor. */
+    static final int MAX_HAZARDS = 3;
+
+    /** Position in {@link Participants}' table. */
+    final int index;
+    /** 1 while a thread borrows this participant (CAS 0 → 1 claims, release store of 0 returns). */
+    @SuppressWarnings("unused") // through BUSY
+    private volatile int busy;
+    /** OA-BIT's warning bit: set (1) by any reclaimer, cleared by the owner when it restarts. */
+    @SuppressWarnings("unused") // through WARNING
+    private volatile int warning;
+
+    /** OA-VER's LocalClock: the global clock value this participant last acknowledged. */
+    long localClock;
+    /** OA-VER's LastRetireTime: the clock read after the latest retire. */
+    long lastRetireTime;
+    /**
+     * OA's hazard pointers: this participant's fixed slots (0 = empty), written only by the
+     * borrower and scanned by reclaimers. Padded to a cache line of its own.
+     */
+    private final long[] hazards = new long[MAX_HAZARDS + 8];
+    /** Whether any hazard slot may be non-zero (owner only: skips clearing when none was set). */
+    private boolean hazardsSet;
+    /** EBR: the hazard slot announcing this operation's epoch, or -1. */
+    int epochSlot = -1;
+    /** Nodes retired through this participant and not yet freed. */
+    final LimboList limbo;
+
+    /** Counters, summed by {@link Reclamation#stats()} (exact once the threads have stopped). */
+    long restarts;
+    long warningsSent;
+    long reclaims;
+    long freed;
+    long retired;
+
+    Participant(int index, int limboCapacity) {
+        this.index = index;
+        this.limbo = new LimboList(limboCapacity);
+    }
+
+    /**
+     * Publishes up to three hazard pointers (0 for none) with opaque stores and one full fence
+     * (StoreLoad): they are visible before the caller's next load, the warning check.
+     */
+    void publishHazards(long a, long b, long c) {
+        HAZARD.setOpaque(hazards, 0, a);
+        HAZARD.setOpaque(hazards, 1, b);
+        HAZARD.setOpaque(hazards, 2, c);
+        hazardsSet = true;
+        VarHandle.fullFence();
+    }
+
+    /** Clears the hazard pointers with release stores (after the protected CAS). */
+    void clearHazards() {
+        if (!hazardsSet) return;
+        HAZARD.setRelease(hazards, 0, 0L);
+        HAZARD.setRelease(hazards, 1, 0L);
+        HAZARD.setRelease(hazards, 2, 0L);
+        hazardsSet = false;
+    }
+
+    /** Adds this participant's non-zero hazard pointers to {@code out} from {@code n}; returns the new count. */
+    int collectHazards(long[] out, int n) {
+        for (int i = 0; i < MAX_HAZARDS; i++) {
+            long h = (long) HAZARD.getVolatile(hazards, i);
+            if (h != 0) out[n++] = h;
+        }
+        return n;
+    }
+
+    boolean tryClaim() {
+        return (int) BUSY.getOpaque(this) == 0 && BUSY.compareAndSet(this, 0, 1);
+    }
+
+    void unclaim() {
+        BUSY.setRelease(this, 0); // StoreStore + LoadStore: our plain writes precede the return
+    }
+
+    /** Sets the warning bit (release store; the reclaimer fences before it scans hazards). */
+    void warn() {
+        WARNING.setRelease(this, 1);
+    }
+
+    /**
+     * Whether the warning bit is set. The caller's earlier loads are ordered before this one by a
+     * {@code loadLoadFence} (see {@link OaBitReclamation#warned}).
+     */
+    boolean isWarned() {
+        return (int) WARNING.getAcquire(this) != 0;
+    }
+
+    /**
+     * Clears the warning bit with a volatile store: a full StoreLoad barrier, so the clear is
+     * visible before any load of the restarted traversal. A warning sent after it is seen by the
+     * next check; one sent before it concerns only nodes unlinked before this point, which a
+     * traversal starting afresh from the head cannot reach.
+     */
+    void clearWarning() {
+        WARNING.setVolatile(this, 0);
+    }
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            BUSY = l.findVarHandle(Participant.class, "busy", int.class);
+            WARNING = l.findVarHandle(Participant.class, "warning", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package dev.floe.lockfree;
+
+import dev.floe.memory.FloeAllocator;
+
+import java.util.Objects;
+
+/**
+ * How the lock-free structures of this package give the nodes they unlink back to the allocator.
+ * One instance serves any number of structures on one {@link FloeAllocator}; any number of
+ * platform or virtual threads may use it.
+ *
+ * <p>Four schemes share one protocol, driven by the structures:
+ * <ul>
+ *   <li>{@link #oaBit} and {@link #oaVer}: Optimistic Access on an allocator whose freed memory
+ *       stays readable (the LRMalloc/OA paper, section 3.1, Algorithms 1–3). Readers traverse
+ *       without any protection and check for a <em>warning</em> after each step; modifying steps
+ *       publish hazard pointers on every node they CAS, then check the warning once.</li>
+ *   <li>{@link #epochs} ({@code floe-ebr}): epoch-based reclamation; every operation announces the
+ *       epoch it started in.</li>
+ *   <li>{@link #none} ({@code nr}): never frees (the paper's NR baseline).</li>
+ * </ul>
+ *
+ * <h2>Protocol for a structure</h2>
+ * <pre>
+ *   p = enter()                      // borrow a participant, start watching for warnings
+ *   ... read a node's words; if (warned(p)) { acknowledge(p); restart from the head }
+ *   ... before a CAS: if (!protect(p, a, b, c)) { acknowledge(p); restart }   // hazards + check
+ *       CAS; unprotect(p); after unlinking node n: retire(p, n)
+ *   exit(p)                          // clear announcements, maybe reclaim, return the participant
+ *
+ *   t = enterRead()                  // a read-only walk: same checks through a token
+ *   ... if (readWarned(t)) { t = readRestart(t); restart }      exitRead(t)
+ * </pre>
+ */
+public abstract class Reclamation {
+    /** Default limbo list capacity per participant (nodes retired before a reclamation). */
+    public static final int DEFAULT_LIMBO_CAPACITY = 256;
+
+    final FloeAllocator allocator;
+    final Participants participants;
+    /** Restarts of read-only operations that borrow no participant (OA-VER). */
+    final java.util.concurrent.atomic.LongAdder readerRestarts = new java.util.concurrent.atomic.LongAdder();
+
+    Reclamation(FloeAllocator allocator, int limboCapacity) {
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        if (limboCapacity < 1) throw new IllegalArgumentException("limbo capacity must be >= 1: " + limboCapacity);
+        this.participants = new Participants(
+                Math.max(4, Runtime.getRuntime().availableProcessors() * 2), limboCapacity);
+    }
+
+    /** OA-BIT: one warning bit per participant, set by every reclaimer for everyone (Algorithm 1). */
+    public static Reclamation oaBit(FloeAllocator allocator) {
+        return new OaBitReclamation(allocator, DEFAULT_LIMBO_CAPACITY);
+    }
+
+    /** OA-BIT with a given limbo list capacity. */
+    public static Reclamation oaBit(FloeAllocator allocator, int limboCapacity) {
+        return new OaBitReclamation(allocator, limboCapacity);
+    }
+
+    /** OA-VER: a global monotonic clock, warnings piggy-backed (Algorithm 2). */
+    public static Reclamation oaVer(FloeAllocator allocator) {
+        return new OaVerReclamation(allocator, DEFAULT_LIMBO_CAPACITY);
+    }
+
+    /** OA-VER with a given limbo list capacity. */
+    public static Reclamation oaVer(FloeAllocator allocator, int limboCapacity) {
+        return new OaVerReclamation(allocator, limboCapacity);
+    }
+
+    /** Epoch-based reclamation ({@code floe-ebr}). */
+    public static Reclamation epochs(FloeAllocator allocator) {
+        return new EpochReclamation(allocator, DEFAULT_LIMBO_CAPACITY);
+    }
+
+    /** Epoch-based reclamation with a given limbo list capacity. */
+    public static Reclamation epochs(FloeAllocator allocator, int limboCapacity) {
+        return new EpochReclamation(allocator, limboCapacity);
+    }
+
+    /** No reclamation ({@code nr}): unlinked nodes are never freed. */
+    public static Reclamation none(FloeAllocator allocator) {
+        return new NoReclamation(allocator);
+    }
+
+    /** The scheme's benchmark name: {@code oa-bit}, {@code oa-ver}, {@code floe-ebr} or {@code nr}. */
+    public abstract String name();
+
+    /** The allocator nodes come from and go back to. */
+    public final FloeAllocator allocator() {
+        return allocator;
+    }
+
+    /** Starts an operation: borrows a participant and begins watching for warnings. */
+    abstract Participant enter();
+
+    /** Ends an operation: drops announcements, reclaims if the limbo list asks for it, returns the participant. */
+    abstract void exit(Participant p);
+
+    /**
+     * Reader's check, after the loads it validates: whether a reclamation may have freed memory
+     * read since the last {@link #enter} or {@link #acknowledge}. If so, those reads must be
+     * discarded and the operation restarted from a node that cannot have been freed.
+     */
+    abstract boolean warned(Participant p);
+
+    /** Acknowledges a warning before restarting (counts the restart). */
+    abstract void acknowledge(Participant p);
+
+    /**
+     * Publishes hazard pointers on the non-zero nodes among {@code a, b, c}, then checks for a
+     * warning once; returns false (protection dropped) if the caller must restart. On true, the
+     * nodes were not freed when protected and will not be until {@link #unprotect}.
+     */
+    abstract boolean protect(Participant p, long a, long b, long c);
+
+    /**
+     * Starts a read-only operation (a walk that CASes nothing) and returns a token for
+     * {@link #readWarned}, {@link #readRestart} and {@link #exitRead}. By default the token is the
+     * index of a borrowed participant; OA-VER needs none (the token is the clock it read) and NR
+     * returns 0, so their readers write nothing shared at all.
+     */
+    long enterRead() {
+        return enter().index;
+    }
+
+    /** {@link #warned} for a read-only operation. */
+    boolean readWarned(long token) {
+        return warned(participants.all()[(int) token]);
+    }
+
+    /** {@link #acknowledge} for a read-only operation; returns the token to continue with. */
+    long readRestart(long token) {
+        acknowledge(participants.all()[(int) token]);
+        return token;
+    }
+
+    /** Ends a read-only operation. */
+    void exitRead(long token) {
+        exit(participants.all()[(int) token]);
+    }
+
+    /** Drops the hazard pointers of {@link #protect}. */
+    abstract void unprotect(Participant p);
+
+    /** Hands over a node the caller has just unlinked (it is unreachable from every head). */
+    abstract void retire(Participant p, long node);
+
+    /**
+     * Frees, as far as the scheme allows, the nodes waiting in the limbo lists of participants no
+     * operation holds right now (a reclamation pass for each). Use it after a bulk delete so that
+     * emptied superblocks can go back to the OS; concurrent operations are allowed.
+     */
+    public abstract void reclaimIdle();
+
+    /** Counters summed over participants (exact when no operation runs). */
+    public Stats stats() {
+        long restarts = 0, warnings = 0, reclaims = 0, freed = 0, retired = 0, limbo = 0;
+        Participant[] all = participants.all();
+        for (Participant p : all) {
+            restarts += p.restarts;
+            warnings += p.warningsSent;
+            reclaims += p.reclaims;
+            freed += p.freed;
+            retired += p.retired;
+            limbo += p.limbo.size();
+        }
+        restarts += readerRestarts.sum();
+        return new Stats(name(), all.length, retired, freed, limbo, reclaims, warnings, restarts);
+    }
+
+    /**
+     * Counters of a scheme.
+     *
+     * @param participants participants created so far (peak concurrent operations, rounded up)
+     * @param retired      nodes handed to {@link #retire}
+     * @param freed        nodes given back to the allocator
+     * @param inLimbo      retired nodes not yet freed
+     * @param reclaims     reclamation passes (Algorithm 3)
+     * @param warnings     warnings sent (OA: a round of warning bits or a clock increment; EBR:
+     *                     epoch advances)
+     * @param restarts     operations restarted because they saw a warning
+     */
+    public record Stats(String scheme, int participants, long retired, long freed, long inLimbo,
+                        long reclaims, long warnings, long restarts) {}
+
+    @Override
+    public String toString() {
+        return "Reclamation[" + stats() + "]";
+    }
+}

@@ -1,0 +1,175 @@
+package dev.floe.handle;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.memory.FloeAllocator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The control loop on a synthetic fragmentation workload: it respects F, O and alpha bounds. */
+class AnchorageControlTest {
+    private static final int SIZE = 240; // 256-byte class: 1024 blocks per 256 KiB chunk
+
+    /** Allocates {@code n} objects holding their index, then frees each with probability 1 - {@code keep}. */
+    private static List<long[]> fragment(HandleSpace space, int n, double keep, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<long[]> kept = new ArrayList<>();
+        long[] all = new long[n];
+        for (int i = 0; i < n; i++) {
+            all[i] = space.allocate(SIZE);
+            long v = i;
+            space.write(all[i], s -> {
+                s.set(JAVA_LONG, 0, v);
+                return null;
+            });
+        }
+        for (int i = 0; i < n; i++) {
+            if (rnd.nextDouble() < keep) kept.add(new long[] {all[i], i});
+            else space.free(all[i]);
+        }
+        space.drainRetired();
+        return kept;
+    }
+
+    private static void assertContents(HandleSpace space, List<long[]> kept) {
+        for (long[] hv : kept) assertEquals(hv[1], (long) space.read(hv[0], s -> s.get(JAVA_LONG, 0)));
+    }
+
+    @Test
+    void loopBringsFragmentationBelowTheLowerBoundWithinTheOverheadBound() throws InterruptedException {
+        try (FloeAllocator alloc = HandleTestSupport.allocator()) {
+            HandleSpace space = new HandleSpace(alloc);
+            AnchorageHeap heap = (AnchorageHeap) space.service();
+            List<long[]> kept = fragment(space, 20_000, 0.25, 1);
+            double f0 = heap.fragmentation();
+            assertTrue(f0 > 3, "workload fragments the area: " + f0);
+            DefragConfig cfg = DefragConfig.DEFAULTS.withWakeInterval(Duration.ofMillis(20));
+            long t0 = System.nanoTime();
+            Anchorage service = Anchorage.start(space, cfg);
+            long deadline = t0 + 20_000_000_000L;
+            while (System.nanoTime() < deadline
+                    && (heap.fragmentation() >= cfg.fragmentationLow() || service.stats().defragmenting())) {
+                Thread.sleep(10);
+            }
+            long elapsed = System.nanoTime() - t0;
+            service.close();
+            DefragStats st = service.stats();
+            assertTrue(heap.fragmentation() < cfg.fragmentationLow(), "F reached below F_lb: " + heap.fragmentation() + " " + st);
+            assertTrue(st.passes() >= 2, "alpha = 10% needs several passes: " + st);
+            // O_ub: after each pass of T the loop sleeps T / O_ub; only the last pass has no sleep after it
+            assertTrue(st.totalPassNanos() <= cfg.overheadBound() * elapsed + st.maxPassNanos(),
+                    "pass time " + st.totalPassNanos() + " ns of " + elapsed + " ns");
+            assertFalse(service.isRunning());
+            assertContents(space, kept);
+            space.close();
+        }
+    }
+
+    @Test
+    void eachPassMovesAtMostAlphaOfLiveBytesPlusOneBatch() {
+        try (FloeAllocator alloc = HandleTestSupport.allocator()) {
+            HandleSpace space = new HandleSpace(alloc);
+            AnchorageHeap heap = (AnchorageHeap) space.service();
+            List<long[]> kept = fragment(space, 20_000, 0.3, 2);
+            Anchorage service = Anchorage.manual(space, DefragConfig.DEFAULTS);
+            int passes = 0;
+            long chunksBefore = heap.chunkCount();
+            while (passes < 100) {
+                long live = heap.liveBytes();
+                long moved = service.runPass();
+                if (moved == 0) break;
+                passes++;
+                assertTrue(moved <= 0.10 * live + Anchorage.BATCH * 256L, "pass moved " + moved + " of " + live);
+            }
+            assertTrue(passes > 1);
+            assertTrue(service.stats().maxLockHoldNanos() > 0, "lock holds of passes are measured");
+            assertTrue(heap.chunkCount() < chunksBefore / 2, heap.chunkCount() + " chunks of " + chunksBefore);
+            // no opportunity left: the live blocks fill all chunks but one
+            long perChunk = heap.chunkSize() / 256;
+            assertTrue(heap.chunkCount() <= (heap.liveBytes() / 256 + perChunk - 1) / perChunk + 1);
+            assertContents(space, kept);
+            space.close();
+        }
+    }
+
+    @Test
+    void waitingLoopDoesNotDefragmentADenseArea() throws InterruptedException {
+        try (FloeAllocator alloc = HandleTestSupport.allocator()) {
+            HandleSpace space = new HandleSpace(alloc);
+            fragment(space, 10_240, 1.0, 3); // exactly 10 full chunks: F = 1
+            try (Anchorage service = Anchorage.start(space, DefragConfig.DEFAULTS.withWakeInterval(Duration.ofMillis(5)))) {
+                Thread.sleep(200);
+                assertEquals(0, service.stats().passes());
+            }
+            space.close();
+        }
+    }
+
+    @Test
+    void pinnedObjectsStayAndTheLoopStopsWhenNothingCanMove() throws InterruptedException {
+        try (FloeAllocator alloc = HandleTestSupport.allocator()) {
+            HandleSpace space = new HandleSpace(alloc);
+            AnchorageHeap heap = (AnchorageHeap) space.service();
+            List<long[]> kept = fragment(space, 8_192, 0.02, 4);
+            List<Pin> pins = new ArrayList<>();
+            List<Long> addresses = new ArrayList<>();
+            for (long[] hv : kept) {
+                Pin p = space.pin(hv[0]);
+                pins.add(p);
+                addresses.add(p.segment().address());
+            }
+            double f0 = heap.fragmentation();
+            try (Anchorage service = Anchorage.start(space, DefragConfig.DEFAULTS.withWakeInterval(Duration.ofMillis(20)))) {
+                Thread.sleep(300);
+                DefragStats st = service.stats();
+                assertEquals(0, st.objectsMoved(), "every object is pinned");
+                assertTrue(st.pinnedSkips() > 0);
+                assertTrue(st.passes() <= 300 / 20 + 1, "no busy loop without opportunities: " + st);
+            }
+            assertEquals(f0, heap.fragmentation());
+            for (int i = 0; i < pins.size(); i++) {
+                long h = kept.get(i)[0];
+                assertEquals((long) addresses.get(i), (long) space.read(h, s -> s.address()));
+                pins.get(i).close();
+            }
+            space.close();
+        }
+    }
+
+    @Test
+    void aPassThatRunsOutOfBudgetLeavesNoObjectMarkedAndNoChunkClosed() {
+        try (FloeAllocator alloc = FloeAllocator.builder().regionSize(1L << 30).budget(4L << 20).jmx(false)
+                .name("handle-budget-test").build()) {
+            HandleSpace space = new HandleSpace(alloc);
+            List<Long> handles = new ArrayList<>();
+            try {
+                while (true) handles.add(space.allocate(SIZE));
+            } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+                // the area fills the budget
+            }
+            List<Long> kept = new ArrayList<>();
+            for (int i = 0; i < handles.size(); i++) {
+                if (i % 2 == 0) kept.add(handles.get(i));
+                else space.free(handles.get(i));
+            }
+            space.drainRetired();
+            Anchorage all = Anchorage.manual(space, DefragConfig.DEFAULTS.withMoveEverything(true));
+            assertThrows(dev.floe.memory.FloeOutOfMemoryException.class, all::runPass, "copies need fresh chunks");
+            for (long h : kept) {
+                space.write(h, s -> {
+                    s.set(JAVA_LONG, 0, 1L);
+                    return null;
+                });
+            }
+            for (int i = 0; i < handles.size() / 2 - 1; i++) space.allocate(SIZE); // the freed blocks are usable
+            space.close();
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package dev.floe.handle;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.memory.FloeAllocator;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class HandleSpaceTest {
+    private FloeAllocator alloc;
+    private HandleSpace space;
+
+    @BeforeEach
+    void open() {
+        alloc = HandleTestSupport.allocator();
+        space = new HandleSpace(alloc);
+    }
+
+    @AfterEach
+    void close() {
+        try {
+            space.close();
+        } catch (IllegalStateException alreadyClosed) {
+            // the test closed it
+        }
+        alloc.close();
+    }
+
+    @Test
+    void allocateWriteReadRoundTripsAndStartsZeroed() {
+        long h = space.allocate(240);
+        assertEquals(240, space.size(h));
+        assertEquals(0L, (long) space.read(h, s -> s.get(JAVA_LONG, 232)));
+        put(h, 8, 77L);
+        assertEquals(77L, (long) space.read(h, s -> s.get(JAVA_LONG, 8)));
+        assertTrue(space.isLive(h));
+    }
+
+    @Test
+    void viewsAreBoundedToTheObject() {
+        long h = space.allocate(20);
+        assertEquals(20, (long) space.read(h, MemorySegment::byteSize));
+        assertThrows(IndexOutOfBoundsException.class, () -> space.write(h, s -> s.get(JAVA_LONG, 16)));
+        try (Pin p = space.pin(h)) {
+            assertEquals(20, p.segment().byteSize());
+        }
+    }
+
+    @Test
+    void readViewIsReadOnly() {
+        long h = space.allocate(16);
+        assertThrows(IllegalArgumentException.class, () -> space.read(h, s -> {
+            s.set(JAVA_LONG, 0, 1L);
+            return null;
+        }));
+    }
+
+    @Test
+    void staleHandleFailsAfterFreeAndAfterIdReuse() {
+        long h = space.allocate(64);
+        put(h, 0, 1111L);
+        space.free(h);
+        assertFalse(space.isLive(h));
+        assertThrows(StaleHandleException.class, () -> space.read(h, s -> s.get(JAVA_LONG, 0)));
+        assertThrows(StaleHandleException.class, () -> space.write(h, s -> 0));
+        assertThrows(StaleHandleException.class, () -> space.pin(h));
+        assertThrows(StaleHandleException.class, () -> space.free(h));
+        assertThrows(StaleHandleException.class, () -> space.size(h));
+
+        space.drainRetired(); // the id goes back to the free stack
+        long h2 = space.allocate(64);
+        assertEquals(Handle.id(h), Handle.id(h2), "the freed id is reused");
+        assertNotEquals(Handle.version(h), Handle.version(h2));
+        put(h2, 0, 2222L);
+        assertThrows(StaleHandleException.class, () -> space.read(h, s -> s.get(JAVA_LONG, 0)));
+        assertThrows(StaleHandleException.class, () -> put(h, 0, 9L));
+        assertThrows(StaleHandleException.class, () -> space.free(h));
+        assertEquals(2222L, (long) space.read(h2, s -> s.get(JAVA_LONG, 0)), "the stale handle reached nothing");
+    }
+
+    @Test
+    void randomLongsFailCleanly() {
+        long live = space.allocate(32);
+        SplittableRandom rnd = new SplittableRandom(6);
+        for (int i = 0; i < 10_000; i++) {
+            long h = rnd.nextLong();
+            if (h == live) continue;
+            assertThrows(StaleHandleException.class, () -> space.read(h, s -> s.get(JAVA_LONG, 0)));
+            assertThrows(StaleHandleException.class, () -> space.free(h));
+            assertFalse(space.isLive(h));
+        }
+        assertThrows(StaleHandleException.class, () -> space.read(Handle.NULL, s -> 0));
+        assertTrue(space.isLive(live));
+    }
+
+    @Test
+    void misuseIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> space.allocate(0));
+        assertThrows(IllegalArgumentException.class, () -> space.allocate(-5));
+        assertThrows(IllegalArgumentException.class, () -> space.allocate(space.maxObjectSize() + 1));
+        long h = space.allocate(8);
+        assertThrows(NullPointerException.class, () -> space.read(h, null));
+        assertThrows(NullPointerException.class, () -> space.write(h, null));
+        assertThrows(NullPointerException.class, () -> new HandleSpace(null));
+        assertThrows(IllegalArgumentException.class, () -> new AnchorageHeap(alloc, 1000));
+        assertThrows(IllegalArgumentException.class, () -> DefragConfig.DEFAULTS.withBounds(1.5, 1.2));
+    }
+
+    @Test
+    void closedSpaceRefusesEverything() {
+        long h = space.allocate(8);
+        space.close();
+        assertThrows(IllegalStateException.class, () -> space.allocate(8));
+        assertThrows(IllegalStateException.class, () -> space.read(h, s -> 0));
+        assertThrows(IllegalStateException.class, () -> space.free(h));
+        assertThrows(IllegalStateException.class, space::close);
+        assertFalse(space.isLive(h));
+    }
+
+    @Test
+    void pinnedObjectKeepsItsBlockAfterFreeUntilUnpinned() {
+        long h = space.allocate(128);
+        Pin p = space.pin(h);
+        assertTrue(space.isPinned(h));
+        space.free(h);
+        space.drainRetired(); // pinned: the block and the id stay
+        long other = space.allocate(128);
+        assertNotEquals(Handle.id(h), Handle.id(other));
+        p.segment().set(JAVA_LONG, 0, 5L); // a write by the pin holder, after the free
+        put(other, 0, 6L);
+        assertEquals(5L, p.segment().get(JAVA_LONG, 0), "the pinned block was not given to another object");
+        p.close();
+        p.close(); // harmless
+        assertThrows(IllegalStateException.class, p::segment);
+        assertFalse(space.isPinned(other));
+        space.drainRetired();
+        assertEquals(Handle.id(h), Handle.id(space.allocate(128)), "after unpin, the id is reused");
+    }
+
+    @Test
+    void readerExceptionPropagatesWhenTheObjectWasStable() {
+        long h = space.allocate(8);
+        assertThrows(ArithmeticException.class, () -> space.read(h, s -> 1 / (int) s.get(JAVA_LONG, 0)));
+    }
+
+    @Test
+    void relocationMovesUnpinnedObjectsAndLeavesPinnedOnes() {
+        long a = space.allocate(100);
+        long b = space.allocate(100);
+        put(a, 0, 1L);
+        put(b, 0, 2L);
+        long beforeA = offsetOf(a), beforeB = offsetOf(b);
+        try (Pin pb = space.pin(b)) {
+            HandleSpace.Moves m = space.relocate(new int[] {(int) Handle.id(a), (int) Handle.id(b)},
+                    new long[] {beforeA, beforeB}, 2);
+            assertEquals(1, m.moved());
+            assertEquals(1, m.pinned());
+            assertEquals(beforeB, offsetOf(b));
+            assertNotEquals(beforeA, offsetOf(a));
+            assertEquals(2L, pb.segment().get(JAVA_LONG, 0));
+        }
+        assertEquals(1L, (long) space.read(a, s -> s.get(JAVA_LONG, 0)));
+        assertEquals(2L, (long) space.read(b, s -> s.get(JAVA_LONG, 0)));
+    }
+
+    @Test
+    void manyHandlesGrowTheTableAcrossChunks() {
+        int n = HandleTable.CHUNK_ENTRIES + 100;
+        long[] hs = new long[n];
+        for (int i = 0; i < n; i++) {
+            hs[i] = space.allocate(16);
+            final long v = i;
+            put(hs[i], 0, v);
+        }
+        for (int i = 0; i < n; i++) assertEquals(i, (long) space.read(hs[i], s -> s.get(JAVA_LONG, 0)));
+        for (long h : hs) space.free(h);
+        space.drainRetired();
+        assertEquals(0, space.service().liveBytes());
+        assertEquals(0, space.service().committedBytes(), "empty chunks went back to the allocator");
+    }
+
+    @Test
+    void handlesAndNovaSlicesShareTheAllocatorButNotChunks() {
+        dev.floe.reclaim.Nova nova = new dev.floe.reclaim.Nova(alloc);
+        List<Long> slices = new ArrayList<>();
+        List<Long> handles = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            long p = nova.allocate(240);
+            long v = i;
+            nova.writePrivate(p, (seg, x) -> {
+                seg.set(JAVA_LONG, 0, x);
+                return null;
+            }, v);
+            slices.add(p);
+            long h = space.allocate(240);
+            put(h, 0, v);
+            handles.add(h);
+        }
+        AnchorageHeap heap = (AnchorageHeap) space.service();
+        for (long p : slices) {
+            long block = dev.floe.reclaim.SafePointer.headerOffset(p);
+            assertThrows(IllegalArgumentException.class, () -> heap.usableSize(block), "a Nova slice in a handle chunk");
+        }
+        for (int i = 0; i < handles.size(); i += 2) space.free(handles.get(i)); // fragment the area
+        space.drainRetired();
+        Anchorage all = Anchorage.manual(space, DefragConfig.DEFAULTS.withMoveEverything(true));
+        all.runPass();
+        for (int i = 0; i < slices.size(); i++) {
+            assertEquals(i, (long) nova.read(slices.get(i), seg -> seg.get(JAVA_LONG, 0)));
+            if (i % 2 == 1) assertEquals(i, (long) space.read(handles.get(i), seg -> seg.get(JAVA_LONG, 0)));
+        }
+    }
+
+    private void put(long h, long at, long value) {
+        space.write(h, s -> {
+            s.set(JAVA_LONG, at, value);
+            return null;
+        });
+    }
+
+    private long offsetOf(long h) {
+        try (Pin p = space.pin(h)) {
+            return p.segment().address() - alloc.region().slice(0, 1).address();
+        }
+    }
+}
