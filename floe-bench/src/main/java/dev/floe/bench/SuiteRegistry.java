@@ -16,9 +16,9 @@ public final class SuiteRegistry {
             new dev.floe.bench.somar.SomarSuite(),
             new dev.floe.bench.map.MapSuite(),
             new AllocSuite(),
+            new dev.floe.bench.manual.ManualSuite(),
             new dev.floe.bench.defrag.DefragSuite(),
-            new dev.floe.bench.lockfree.LockfreeSuite(),
-            new dev.floe.bench.manual.ManualSuite());
+            new dev.floe.bench.lockfree.LockfreeSuite());
 
     private SuiteRegistry() {}
 
