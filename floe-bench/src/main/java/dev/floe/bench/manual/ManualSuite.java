@@ -86,7 +86,7 @@ public final class ManualSuite implements Suite {
     @Override
     public Settings defaults(Mode mode) {
         if (mode == Mode.FULL) return new Settings(mode, 1, 0, 3, Settings.fullThreads(), impls());
-        return new Settings(mode, 1, 0, 2, List.of(1, 2), impls());
+        return new Settings(mode, 1, 0, 3, List.of(1, 2), impls());
     }
 
     @Override
