@@ -1,8 +1,5 @@
 package dev.floe.bench.defrag;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-
 import dev.floe.handle.Anchorage;
 import dev.floe.handle.AnchorageHeap;
 import dev.floe.handle.DefragConfig;
@@ -30,9 +27,7 @@ final class HandleStore implements ValueStore {
     public long put(int size, int key) {
         long h = space.allocate(size);
         space.write(h, s -> {
-            s.fill((byte) key);
-            s.set(JAVA_LONG, 0, key);
-            s.set(JAVA_LONG_UNALIGNED, s.byteSize() - 8, key);
+            ValueStore.fill(s, key);
             return null;
         });
         return h;
@@ -40,7 +35,7 @@ final class HandleStore implements ValueStore {
 
     @Override
     public long get(long ref) {
-        return space.read(ref, s -> s.get(JAVA_LONG, 0) + s.get(JAVA_LONG_UNALIGNED, s.byteSize() - 8));
+        return space.read(ref, ValueStore::checksum);
     }
 
     @Override

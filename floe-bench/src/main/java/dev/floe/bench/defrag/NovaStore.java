@@ -1,8 +1,5 @@
 package dev.floe.bench.defrag;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-
 import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.Nova;
 import java.util.Map;
@@ -21,9 +18,7 @@ final class NovaStore implements ValueStore {
     public long put(int size, int key) {
         long p = nova.allocate(size);
         nova.writePrivate(p, (s, k) -> {
-            s.fill(k.byteValue());
-            s.set(JAVA_LONG, 0, k);
-            s.set(JAVA_LONG_UNALIGNED, s.byteSize() - 8, k);
+            ValueStore.fill(s, k);
             return null;
         }, (long) key);
         return p;
@@ -31,7 +26,7 @@ final class NovaStore implements ValueStore {
 
     @Override
     public long get(long ref) {
-        return nova.read(ref, s -> s.get(JAVA_LONG, 0) + s.get(JAVA_LONG_UNALIGNED, s.byteSize() - 8));
+        return nova.read(ref, ValueStore::checksum);
     }
 
     @Override

@@ -1,5 +1,10 @@
 package dev.floe.bench.defrag;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * Where the LRU cache keeps its values, as one of the suite's implementations: handles with the
  * defragmenting service on or off, or fixed Nova slices. Values are referenced by a {@code long}
@@ -28,4 +33,16 @@ interface ValueStore extends AutoCloseable {
 
     @Override
     void close();
+
+    /** Writes the value pattern of {@code key}: every byte {@code (byte) key}, then {@code key} in the first and last word. */
+    static void fill(MemorySegment value, long key) {
+        value.fill((byte) key);
+        value.set(JAVA_LONG, 0, key);
+        value.set(JAVA_LONG_UNALIGNED, value.byteSize() - 8, key);
+    }
+
+    /** The check sum a get returns: the first word plus the last. */
+    static long checksum(MemorySegment value) {
+        return value.get(JAVA_LONG, 0) + value.get(JAVA_LONG_UNALIGNED, value.byteSize() - 8);
+    }
 }
