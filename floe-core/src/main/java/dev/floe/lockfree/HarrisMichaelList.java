@@ -1,7 +1,5 @@
 package dev.floe.lockfree;
 
-import dev.floe.memory.FloeAllocator;
-
 /**
  * Harris–Michael lock-free ordered linked list of {@code long} keys (ascending) with off-heap
  * nodes; the algorithm and the node layout are in {@link HarrisMichaelCore}. The head is one
@@ -16,68 +14,13 @@ import dev.floe.memory.FloeAllocator;
  * }
  * }</pre>
  */
-public final class HarrisMichaelList implements LockFreeLongMap {
-    private final HarrisMichaelCore core;
-    private final FloeAllocator alloc;
-    private final long head;
-    private volatile boolean closed;
-
+public final class HarrisMichaelList extends ListHeads {
     public HarrisMichaelList(Reclamation reclamation) {
-        this.core = new HarrisMichaelCore(reclamation);
-        this.alloc = reclamation.allocator();
-        this.head = alloc.allocate(Long.BYTES);
-        alloc.region().setLongVolatile(head, 0L); // allocated memory is not cleared
+        super(reclamation, 1, "list");
     }
 
     @Override
-    public boolean insert(long key, long value) {
-        checkOpen();
-        return core.insert(head, key, value);
-    }
-
-    @Override
-    public boolean remove(long key) {
-        checkOpen();
-        return core.remove(head, key);
-    }
-
-    @Override
-    public boolean contains(long key) {
-        checkOpen();
-        return core.contains(head, key);
-    }
-
-    @Override
-    public long get(long key, long absent) {
-        checkOpen();
-        return core.get(head, key, absent);
-    }
-
-    @Override
-    public long size() {
-        checkOpen();
-        return core.count(head);
-    }
-
-    @Override
-    public Reclamation reclamation() {
-        return core.reclamation();
-    }
-
-    @Override
-    public long incarnationMismatches() {
-        return core.incarnationMismatches();
-    }
-
-    @Override
-    public synchronized void close() {
-        checkOpen();
-        closed = true;
-        core.freeAll(head);
-        alloc.free(head);
-    }
-
-    private void checkOpen() {
-        if (closed) throw new IllegalStateException("the list is closed");
+    long headOf(long key) {
+        return heads; // one list: every key has the same head
     }
 }
