@@ -16,6 +16,8 @@
  *       obtained, and the memory goes back to the allocator once no open shield protects it.
  *       {@link dev.floe.manual.Owner#move} transfers ownership (abandoning the receiver's old
  *       object).</li>
+ *   <li>An object with several owners goes into a {@link dev.floe.manual.RefCounted}: each
+ *       reference is retained and released on its own, and the last release abandons it.</li>
  * </ol>
  * Reclamation is deferred with epochs: shields are hazard slots, abandoned objects are stamped
  * with the epoch of their abandon, the global epoch advances when every participating thread has
