@@ -7,8 +7,8 @@ import java.util.Arrays;
 /**
  * The table of {@link Participant}s of one {@link Reclamation}: the paper's "Threads", with any
  * thread model. An operation borrows a free participant with one CAS and returns it with a release
- * store. The probe starts at a slot hashed from the thread id, so a platform thread usually gets
- * back the participant (and limbo list) it used last. The table only grows (by a copy that keeps
+ * store. It first tries the participant the thread used last, then probes from a slot hashed
+ * from the thread id, so a platform thread keeps its participant (and limbo list) warm. The table only grows (by a copy that keeps
  * every participant, published by CAS) when all participants are busy, so its size is bounded by
  * the peak number of concurrent operations, whatever the number of threads.
  *
@@ -22,6 +22,14 @@ final class Participants {
     @SuppressWarnings("unused") // through TABLE
     private volatile Participant[] table;
     private final int limboCapacity;
+    /**
+     * The index of the participant this thread borrowed last, tried first. Without it two threads
+     * whose ids hash to the same home slot keep trading participants (each takes the other's
+     * when its own is busy), and every operation then moves a participant's cache lines (claim
+     * word, counters, limbo list) between cores. One {@code int[1]} per thread and structure,
+     * dropped with the thread.
+     */
+    private final ThreadLocal<int[]> lastUsed = ThreadLocal.withInitial(() -> new int[1]);
 
     Participants(int initial, int limboCapacity) {
         this.limboCapacity = limboCapacity;
@@ -32,17 +40,24 @@ final class Participants {
 
     /** Borrows a participant for one operation. */
     Participant acquire() {
+        int[] last = lastUsed.get();
+        Participant[] t = table;
+        int hint = last[0];
+        if (hint < t.length && t[hint].tryClaim()) return t[hint];
         int h = (int) ((Thread.currentThread().threadId() * 0x9E37_79B9_7F4A_7C15L) >>> 33);
         while (true) {
-            Participant[] t = table;
             int n = t.length;
             int start = h % n;
             for (int k = 0; k < n; k++) {
                 int i = start + k;
                 if (i >= n) i -= n;
-                if (t[i].tryClaim()) return t[i];
+                if (t[i].tryClaim()) {
+                    last[0] = i;
+                    return t[i];
+                }
             }
             grow(t);
+            t = table;
         }
     }
 
