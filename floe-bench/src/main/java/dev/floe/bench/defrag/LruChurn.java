@@ -3,14 +3,13 @@ package dev.floe.bench.defrag;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
+import dev.floe.bench.harness.PeriodicSampler;
 import dev.floe.bench.harness.Result;
 import dev.floe.bench.harness.Sample;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The {@code lru-churn} workload: the paper's Redis experiment (after Mesh). An {@link LruCache}
@@ -46,44 +45,8 @@ final class LruChurn {
         }
     }
 
-    /** Samples process RSS and the store's resident bytes every 100 ms on a daemon thread. */
-    private static final class Sampler implements AutoCloseable {
-        final List<Long> rss = new ArrayList<>();
-        final List<Long> store = new ArrayList<>();
-        private final ValueStore target;
-        private final Thread thread;
-        private volatile boolean stopped;
-
-        Sampler(ValueStore target) {
-            this.target = target;
-            thread = Thread.ofPlatform().daemon().name("defrag-bench-rss").unstarted(() -> {
-                long next = System.nanoTime();
-                while (!stopped) {
-                    sample();
-                    next += SAMPLE_INTERVAL_NANOS;
-                    long wait;
-                    while (!stopped && (wait = next - System.nanoTime()) > 0) LockSupport.parkNanos(wait);
-                }
-            });
-            thread.start();
-        }
-
-        private synchronized void sample() {
-            rss.add(MemorySnapshot.currentRss());
-            store.add(target.residentBytes());
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stopped = true;
-            LockSupport.unpark(thread);
-            thread.join();
-            sample();
-        }
-    }
-
     /** Runs the workload once on {@code store} with {@code settleSeconds} of serving after the fills. */
-    static Sample measure(ValueStore store, Sizes sizes, double settleSeconds) throws InterruptedException {
+    static Sample measure(ValueStore store, Sizes sizes, double settleSeconds) {
         LruCache cache = new LruCache(store, sizes.limit(), sizes.fill1() + sizes.fill2(), SEED);
         SplittableRandom rnd = new SplittableRandom(SEED + 1);
         LatencyHistogram fillPut = new LatencyHistogram(), fillGet = new LatencyHistogram();
@@ -92,7 +55,9 @@ final class LruChurn {
         long peakStore;
         long t0 = System.nanoTime();
         long fillEnd, end;
-        Sampler sampler = new Sampler(store);
+        // series 0: process RSS; series 1: the store's resident bytes
+        PeriodicSampler sampler = PeriodicSampler.start("defrag-bench-rss", SAMPLE_INTERVAL_NANOS,
+                MemorySnapshot::currentRss, store::residentBytes);
         try {
             int key = 0;
             for (int phase = 0; phase < 2; phase++) {
@@ -128,7 +93,9 @@ final class LruChurn {
         } finally {
             sampler.close();
         }
-        peakStore = sampler.store.stream().mapToLong(Long::longValue).max().orElse(0);
+        List<Long> processRss = sampler.samples(0);
+        List<Long> storeRss = sampler.samples(1);
+        peakStore = storeRss.stream().mapToLong(Long::longValue).max().orElse(0);
         long finalStore = store.residentBytes();
         LatencyHistogram serve = new LatencyHistogram();
         serve.addAll(servePut);
@@ -141,7 +108,7 @@ final class LruChurn {
         extra.put("p99_latency_ns", (double) serve.quantile(0.99));
         extra.put("max_pause_ns", (double) serve.max());
         extra.put("peak_store_rss_bytes", (double) peakStore);
-        extra.put("final_process_rss_bytes", (double) sampler.rss.getLast());
+        extra.put("final_process_rss_bytes", (double) processRss.getLast());
         extra.put("fill_seconds", (fillEnd - t0) / 1e9);
         extra.put("serve_seconds", (end - fillEnd) / 1e9);
         putLatencies(extra, "serve_get", serveGet);
@@ -153,9 +120,9 @@ final class LruChurn {
         extra.put("value_bytes", (double) cache.usedBytes());
         extra.put("checksum_mod_1000", (double) Math.floorMod(sink, 1000));
         extra.putAll(store.extra());
-        for (int i = 0; i < sampler.rss.size(); i++) {
-            extra.put(Result.seriesKey("rss_series", i), (double) sampler.rss.get(i));
-            extra.put(Result.seriesKey("store_rss_series", i), (double) sampler.store.get(i));
+        for (int i = 0; i < processRss.size(); i++) {
+            extra.put(Result.seriesKey("rss_series", i), (double) processRss.get(i));
+            extra.put(Result.seriesKey("store_rss_series", i), (double) storeRss.get(i));
         }
         MemorySnapshot memory = MemorySnapshot.capture(store.committedBytes(), store.liveBytes());
         Map<String, Double> metrics = new LinkedHashMap<>();

@@ -6,6 +6,7 @@ import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
+import dev.floe.bench.harness.PeriodicSampler;
 import dev.floe.bench.harness.Ratio;
 import dev.floe.bench.harness.Result;
 import dev.floe.bench.harness.Sample;
@@ -317,7 +318,7 @@ public final class MapSuite implements Suite {
             MapUnderTest map = map(impl, trial.mode(), z, fresh);
             List<OpTask> tasks = tasks(map, w, z, trial.threads());
             GcTotals before = GcTotals.now();
-            RssSampler rss = w == MapWorkload.PUT_DELETE ? RssSampler.start(trial.durationSeconds()) : null;
+            PeriodicSampler rss = w == MapWorkload.PUT_DELETE ? RssFlatness.sample(trial.durationSeconds()) : null;
             TimedRun.Outcome o;
             try {
                 o = Watchdog.run(() -> TimedRun.run(tasks, trial.durationSeconds(),
@@ -342,7 +343,7 @@ public final class MapSuite implements Suite {
             if (allocated >= 0 && o.ops() > 0) extra.put("alloc_bytes_per_op", (double) allocated / o.ops());
             if (w.scan()) extra.put("entries_per_s", scanned * 1e9 / o.nanos());
             extra.putAll(map.extra());
-            if (rss != null) extra.putAll(RssSampler.summarize(rss.samples()));
+            if (rss != null) extra.putAll(RssFlatness.summarize(rss.samples(0)));
             if (impl.freshMapPerRun()) drop(); // do not keep a leaking map's memory
             return new Sample(Map.of(Metric.OPS_PER_S.name(), o.opsPerSecond()), o.memory(), extra);
         } catch (OutOfMemoryError | FloeOutOfMemoryException e) {
