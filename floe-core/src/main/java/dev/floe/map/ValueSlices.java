@@ -4,7 +4,6 @@ import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.function.Function;
 
 /**
@@ -192,16 +191,8 @@ final class ValueSlices {
         long at = nova.dataOffset(ptr);
         int len = length(lockWord);
         boolean inside = offset >= 0 && offset <= len - width;
-        long bits = 0;
-        if (inside) {
-            MemorySegment v = region.slice(at + HEADER, len);
-            bits = switch (width) {
-                case 1 -> v.get(ValueLayout.JAVA_BYTE, offset);
-                case 2 -> v.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
-                case 4 -> v.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
-                default -> v.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
-            };
-        }
+        // read the field straight from the region (no view per read); inside bounds it to the value
+        long bits = inside ? region.getBits(at + HEADER + offset, width) : 0;
         if (!stable(ptr, stamp, at, lockWord)) throw GONE_SIGNAL;
         if (!inside) throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
         return bits;

@@ -83,6 +83,12 @@ final class ChunkedRegion extends Region {
     }
 
     @Override
+    public long getBits(long offset, int width) {
+        // a field inside one slice lies inside one commit, which its first slot covers to the end
+        return bits(chunk(offset), offset & chunkMask, width);
+    }
+
+    @Override
     public long getLongAcquire(long offset) {
         return (long) LONG.getAcquire(chunk(offset), offset & chunkMask);
     }

@@ -103,6 +103,11 @@ final class MappedRegion extends Region {
     }
 
     @Override
+    public long getBits(long offset, int width) {
+        return bits(segment, offset, width);
+    }
+
+    @Override
     public long getLongAcquire(long offset) {
         return (long) LONG.getAcquire(segment, offset);
     }

@@ -27,6 +27,17 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /** Long accessor over a segment: coordinates (segment, offset). */
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
+    /** {@link #getBits} on a segment. */
+    static long bits(MemorySegment s, long offset, int width) {
+        return switch (width) {
+            case 1 -> s.get(ValueLayout.JAVA_BYTE, offset);
+            case 2 -> s.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
+            case 4 -> s.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
+            case 8 -> s.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+            default -> throw new IllegalArgumentException("field width " + width + " is not 1, 2, 4 or 8");
+        };
+    }
+
     private static final System.Logger LOG = System.getLogger("dev.floe.memory");
 
     final long size;
@@ -89,6 +100,13 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     public abstract MemorySegment slice(long offset, long length);
 
     public abstract long getLongPlain(long offset);
+
+    /**
+     * Plain read of the {@code width}-byte field at {@code offset} (1, 2, 4 or 8 bytes, native
+     * order, any alignment, sign-extended): a field of a slice read without building a view of
+     * the slice first. The caller bounds the field to its slice; the region bounds it to itself.
+     */
+    public abstract long getBits(long offset, int width);
 
     public abstract long getLongAcquire(long offset);
 
