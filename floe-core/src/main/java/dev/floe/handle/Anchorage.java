@@ -132,15 +132,6 @@ public final class Anchorage implements AutoCloseable {
     }
 
     private long pass() {
-        heap.setMover(Thread.currentThread());
-        try {
-            return measuredPass();
-        } finally {
-            heap.setMover(null);
-        }
-    }
-
-    private long measuredPass() {
         DefragPassEvent event = new DefragPassEvent();
         event.begin();
         long t0 = System.nanoTime();
@@ -201,7 +192,7 @@ public final class Anchorage implements AutoCloseable {
     /** What the service has done so far. */
     public DefragStats stats() {
         return new DefragStats(passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves,
-                totalPassNanos, maxPassNanos, heap.maxMoverLockHoldNanos(), lastBefore, lastAfter, defragmenting);
+                totalPassNanos, maxPassNanos, lastBefore, lastAfter, defragmenting);
     }
 
     /** Passes of the background loop that failed with an exception (logged at WARNING). */

@@ -6,10 +6,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
  * ANCHORAGE's heap: the handle area, where the objects named by handles live, kept apart from
@@ -20,13 +19,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * The area is a set of {@linkplain AreaChunk chunks} (ANCHORAGE's sub-heaps; "superblocks of the
  * handle area"): runs of {@code chunkSize} bytes taken from the allocator as large allocations,
  * so they never share a superblock with fixed slices and cost no change to the allocator. Each
- * chunk serves one of the allocator's size classes. Per size class, one lock guards its chunks'
- * block maps and the set of chunks that can take an allocation, ordered by address: an
- * allocation takes the lowest-addressed chunk with a free block (or a fresh chunk), which packs
- * objects toward the bottom. A chunk whose last block is freed goes back to the allocator at
- * once ({@code madvise}, via {@link FloeAllocator#free}); its addresses stay mapped and readable
- * (invariant 1), which optimistic readers of a moved object may still touch before they fail
- * validation.
+ * chunk serves one of the allocator's size classes. An allocation takes the lowest-addressed chunk
+ * of its class with a free block (or carves a fresh chunk), which packs objects toward the bottom.
+ * A chunk whose last block is freed goes back to the allocator at once ({@code madvise}, via
+ * {@link FloeAllocator#free}); its addresses stay mapped and readable (invariant 1), which
+ * optimistic readers of a moved object may still touch before they fail validation.
+ *
+ * <h2>No locks: the service never makes an application thread wait</h2>
+ * Allocations, frees and the defragmenter's choices change a chunk only through the CASes of
+ * {@link AreaChunk} (its state word decides whether a block may be taken; see there). Per size
+ * class, two concurrent skip-list sets ordered by address hold the class's chunks and, as a hint,
+ * the chunks that may take an allocation. An allocation walks the hint set upward and reserves a
+ * block in the first chunk whose state word allows it; a chunk that refuses is dropped from the
+ * hint set and put back at once if a free made room meanwhile (the free itself re-lists a chunk it
+ * took from full, so in every interleaving a chunk with room ends up listed: either the free's
+ * re-listing follows the drop, or the drop's re-check follows the free). A free that empties a
+ * chunk marks it RELEASED in the same CAS that takes its count to zero, so no reservation can
+ * follow, unlists it, and only then returns it to the allocator. Carving a fresh chunk is the only
+ * step that calls the allocator on the allocation path; concurrent carvers may each carve one.
+ * So allocate and free are lock-free, and the defragmenter (which allocates copies, frees old
+ * copies and marks chunks through the same CASes) can delay an application thread only by
+ * winning a CAS it retries, never by holding anything while it is descheduled.
  *
  * <h2>Fragmentation in O(1)</h2>
  * Two counters: committed bytes (chunks held × chunk size) and live bytes (the block bytes of
@@ -35,15 +48,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Evacuation</h2>
  * {@link #evacuationCandidates} picks, per size class, as many of the sparsest chunks as the
- * class holds beyond what its live blocks need, marks them evacuating and takes them out of the
- * allocation set, so no new object lands in them while the {@link Anchorage defragmenter} moves
- * their objects out; {@link #endEvacuation} puts back what could not be emptied (pinned objects).
+ * class holds beyond what its live blocks need and marks them evacuating (a state-word bit that
+ * refuses reservations), so no new object lands in them while the {@link Anchorage defragmenter}
+ * moves their objects out; {@link #endEvacuation} lets allocations into what could not be emptied
+ * (pinned objects).
  */
 public final class AnchorageHeap implements HandleService {
     /** Default chunk size: 256 KiB, the allocator's superblock size. */
     public static final long DEFAULT_CHUNK_SIZE = 256L << 10;
 
-    private static final Comparator<AreaChunk> BY_OFFSET = Comparator.comparingLong(c -> c.offset);
+    /** By address; chunks carved at the same address one after the other differ by serial. */
+    private static final Comparator<AreaChunk> BY_OFFSET =
+            Comparator.comparingLong((AreaChunk c) -> c.offset).thenComparingLong(c -> c.serial);
 
     private final FloeAllocator allocator;
     private final long chunkSize;
@@ -52,45 +68,14 @@ public final class AnchorageHeap implements HandleService {
     private final ConcurrentSkipListMap<Long, AreaChunk> byOffset = new ConcurrentSkipListMap<>();
     private final AtomicLong committed = new AtomicLong();
     private final AtomicLong live = new AtomicLong();
+    private final AtomicLong serials = new AtomicLong();
 
     /** The chunks of one size class. */
     private static final class ClassHeap {
-        final ReentrantLock lock = new ReentrantLock();
-        final TreeSet<AreaChunk> available = new TreeSet<>(BY_OFFSET);
-        final List<AreaChunk> chunks = new ArrayList<>();
-    }
-
-    /** The thread running a defragmentation pass, whose lock hold times are measured. */
-    private volatile Thread mover;
-    /** Longest time the mover held a size-class lock (the longest it could block an allocation or free). */
-    private volatile long maxMoverHoldNanos;
-
-    /** Takes {@code h}'s lock; returns the time if the caller is the mover, else 0. */
-    private long lock(ClassHeap h) {
-        h.lock.lock();
-        return Thread.currentThread() == mover ? System.nanoTime() : 0;
-    }
-
-    private void unlock(ClassHeap h, long held) {
-        if (held != 0) {
-            long t = System.nanoTime() - held;
-            if (t > maxMoverHoldNanos) maxMoverHoldNanos = t; // only the mover writes it
-        }
-        h.lock.unlock();
-    }
-
-    /** Marks the calling thread as the mover for lock-hold measurements (null: none). */
-    void setMover(Thread t) {
-        mover = t;
-    }
-
-    /**
-     * The longest a defragmentation pass held one of the heap's locks, in nanoseconds: the longest
-     * the service could make an application thread's allocate or free wait. Reads, writes and pins
-     * never wait for the service.
-     */
-    public long maxMoverLockHoldNanos() {
-        return maxMoverHoldNanos;
+        /** Chunks that may take an allocation (a hint: the chunk's state word decides). */
+        final ConcurrentSkipListSet<AreaChunk> available = new ConcurrentSkipListSet<>(BY_OFFSET);
+        /** Every chunk of the class not yet unlisted after its release. */
+        final ConcurrentSkipListSet<AreaChunk> chunks = new ConcurrentSkipListSet<>(BY_OFFSET);
     }
 
     /** A heap with {@link #DEFAULT_CHUNK_SIZE} chunks. */
@@ -124,55 +109,43 @@ public final class AnchorageHeap implements HandleService {
         }
         int c = SizeClasses.classOf(size);
         ClassHeap h = classes[c];
-        long off;
-        long held = lock(h);
-        try {
-            AreaChunk ch = h.available.isEmpty() ? carve(h, c) : h.available.first();
-            off = ch.take(id);
-            if (ch.isFull()) h.available.remove(ch);
-            live.addAndGet(ch.blockSize);
-        } finally {
-            unlock(h, held);
+        for (AreaChunk ch : h.available) { // lowest address first
+            if (ch.reserve()) {
+                live.addAndGet(ch.blockSize);
+                return ch.claim(id);
+            }
+            h.available.remove(ch);
+            if (ch.acceptsAllocations()) h.available.add(ch); // a free made room meanwhile
         }
-        return off;
+        return carve(h, c, id);
     }
 
-    private AreaChunk carve(ClassHeap h, int c) {
+    /** A fresh chunk for class {@code c}, its first block taken for {@code id}; that block's offset. */
+    private long carve(ClassHeap h, int c, int id) {
         long base = allocator.allocate(chunkSize);
-        AreaChunk ch = new AreaChunk(base, c, SizeClasses.blockSize(c), chunkSize);
+        AreaChunk ch = new AreaChunk(base, c, SizeClasses.blockSize(c), chunkSize, serials.incrementAndGet());
+        long off = ch.claim(id); // the chunk starts with one block reserved for its carver
+        committed.addAndGet(chunkSize);
+        live.addAndGet(ch.blockSize);
+        byOffset.put(base, ch);
         h.chunks.add(ch);
         h.available.add(ch);
-        byOffset.put(base, ch);
-        committed.addAndGet(chunkSize);
-        return ch;
+        return off;
     }
 
     @Override
     public void free(long offset) {
         AreaChunk ch = chunkOf(offset);
+        int r = ch.clear(offset); // throws if offset is not an allocated block
+        live.addAndGet(-ch.blockSize);
         ClassHeap h = classes[ch.sizeClass];
-        boolean emptied = false;
-        long held = lock(h);
-        try {
-            int i = ch.released ? -1 : ch.usedIndex(offset);
-            if (i < 0) throw new IllegalArgumentException("offset " + offset + " is not an allocated block");
-            boolean wasFull = ch.isFull();
-            ch.release(i);
-            live.addAndGet(-ch.blockSize);
-            if (ch.live() == 0) {
-                ch.released = true;
-                h.available.remove(ch);
-                h.chunks.remove(ch);
-                byOffset.remove(ch.offset);
-                emptied = true;
-            } else if (wasFull && !ch.evacuating) {
-                h.available.add(ch);
-            }
-        } finally {
-            unlock(h, held);
-        }
-        if (emptied) { // unlisted: nobody else can reach it; the system call runs outside the lock
-            allocator.free(ch.offset); // madvise: the memory goes back to the OS
+        if (r == AreaChunk.REOPENED) {
+            h.available.add(ch);
+        } else if (r == AreaChunk.EMPTIED) { // RELEASED: nothing can be taken here any more
+            h.available.remove(ch);
+            h.chunks.remove(ch);
+            byOffset.remove(ch.offset, ch); // before the memory can be carved again
+            allocator.free(ch.offset);       // madvise: the memory goes back to the OS
             committed.addAndGet(-chunkSize);
         }
     }
@@ -224,14 +197,9 @@ public final class AnchorageHeap implements HandleService {
     List<AreaChunk> evacuationCandidates(int c, boolean all) {
         ClassHeap h = classes[c];
         List<Occupancy> seen = new ArrayList<>();
-        long held = lock(h);
-        try {
-            for (AreaChunk ch : h.chunks) seen.add(new Occupancy(ch, ch.live()));
-        } finally {
-            unlock(h, held);
-        }
+        for (AreaChunk ch : h.chunks) if (!ch.isReleased()) seen.add(new Occupancy(ch, ch.live()));
         List<Occupancy> wanted = seen;
-        if (!all) { // choose outside the lock: the sort must not delay allocations
+        if (!all) {
             if (seen.isEmpty()) return new ArrayList<>();
             long liveBlocks = 0;
             for (Occupancy o : seen) liveBlocks += o.live();
@@ -243,17 +211,12 @@ public final class AnchorageHeap implements HandleService {
             wanted = wanted.subList(0, (int) excess);
         }
         List<AreaChunk> picked = new ArrayList<>();
-        held = lock(h);
-        try {
-            for (Occupancy o : wanted) {
-                AreaChunk ch = o.chunk();
-                if (ch.released || ch.evacuating || (!all && ch.isFull())) continue;
-                ch.evacuating = true;
-                h.available.remove(ch);
-                picked.add(ch);
-            }
-        } finally {
-            unlock(h, held);
+        for (Occupancy o : wanted) {
+            AreaChunk ch = o.chunk();
+            if (!all && ch.isFull()) continue;
+            if (!ch.startEvacuation()) continue; // released, or picked already
+            h.available.remove(ch);
+            picked.add(ch);
         }
         return picked;
     }
@@ -265,27 +228,27 @@ public final class AnchorageHeap implements HandleService {
     private static final Comparator<Occupancy> SPARSEST_FIRST = Comparator.comparingInt(Occupancy::live)
             .thenComparing(o -> o.chunk(), BY_OFFSET.reversed());
 
-    /** The used blocks of {@code ch} now (offsets and owner ids); returns how many. */
+    /** The used blocks of {@code ch} now (offsets and owner ids; a racy snapshot); returns how many. */
     int usedBlocks(AreaChunk ch, long[] offs, int[] ids) {
-        ClassHeap h = classes[ch.sizeClass];
-        long held = lock(h);
-        try {
-            return ch.released ? 0 : ch.usedBlocks(offs, ids);
-        } finally {
-            unlock(h, held);
-        }
+        return ch.isReleased() ? 0 : ch.usedBlocks(offs, ids);
     }
 
     /** Ends an evacuation: a chunk that still holds objects takes allocations again. */
     void endEvacuation(AreaChunk ch) {
-        ClassHeap h = classes[ch.sizeClass];
-        long held = lock(h);
-        try {
-            ch.evacuating = false;
-            if (!ch.released && !ch.isFull()) h.available.add(ch);
-        } finally {
-            unlock(h, held);
+        ch.endEvacuation();
+        if (ch.acceptsAllocations()) classes[ch.sizeClass].available.add(ch);
+    }
+
+    /**
+     * Chunks that would take an allocation but are not listed for one (the invariant the listing
+     * protocol keeps: 0 whenever no allocation, free or evacuation is in progress).
+     */
+    int unlistedChunksWithRoom() {
+        int n = 0;
+        for (ClassHeap h : classes) {
+            for (AreaChunk ch : h.chunks) if (ch.acceptsAllocations() && !h.available.contains(ch)) n++;
         }
+        return n;
     }
 
     /** Size classes in use (indices for {@link #evacuationCandidates}). */
@@ -296,17 +259,11 @@ public final class AnchorageHeap implements HandleService {
     @Override
     public void close() {
         for (ClassHeap h : classes) {
-            long held = lock(h);
-            try {
-                for (AreaChunk ch : h.chunks) {
-                    ch.released = true;
-                    allocator.free(ch.offset);
-                }
-                h.chunks.clear();
-                h.available.clear();
-            } finally {
-                unlock(h, held);
+            for (AreaChunk ch : h.chunks) {
+                if (ch.forceRelease()) allocator.free(ch.offset);
             }
+            h.chunks.clear();
+            h.available.clear();
         }
         byOffset.clear();
         committed.set(0);

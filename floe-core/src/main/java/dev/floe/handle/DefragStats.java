@@ -10,13 +10,11 @@ package dev.floe.handle;
  * @param cancelledMoves   moves cancelled by a pinner or a free during the copy
  * @param totalPassNanos   time spent in passes
  * @param maxPassNanos     longest pass (not a pause: passes run beside the application)
- * @param maxLockHoldNanos longest a pass held a lock of the heap, i.e. the longest the service
- *                         could delay an application's allocate or free
  * @param lastFragmentationBefore fragmentation when the last pass began
  * @param lastFragmentationAfter  fragmentation when the last pass ended
  * @param defragmenting    whether the loop is in its defragmenting state now
  */
 public record DefragStats(long passes, long objectsMoved, long bytesMoved, long pinnedSkips,
-                          long cancelledMoves, long totalPassNanos, long maxPassNanos, long maxLockHoldNanos,
+                          long cancelledMoves, long totalPassNanos, long maxPassNanos,
                           double lastFragmentationBefore, double lastFragmentationAfter,
                           boolean defragmenting) {}

@@ -7,6 +7,7 @@ import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Ratio;
 import dev.floe.bench.harness.Result;
+import dev.floe.bench.harness.SafepointPauses;
 import dev.floe.bench.harness.Sample;
 import dev.floe.bench.harness.Settings;
 import dev.floe.bench.harness.Suite;
@@ -31,10 +32,14 @@ import java.util.Optional;
  * latency of the gets and puts served after the fills, while the service defragments).
  * Ratios: {@code handles-defrag} against the two others on all three. Goals ({@link #targets}):
  * final RSS at least 40% below the service-off run, p99 at most 10% worse, and no pause above
- * 1 ms attributable to the service, checked two ways: the longest time a pass held a lock that an
- * application allocate or free could wait for (reads, writes and pins never wait for the service),
- * and the maximum operation latency with the service on at most 1 ms above the service-off
- * maximum (on a loaded machine this one mostly measures scheduling and GC noise).
+ * 1 ms attributable to the service: the maximum operation latency with the service on at most
+ * 1 ms above the service-off maximum, both taken over the operations that no JVM stop-the-world
+ * pause overlapped (JFR's safepoint operations, {@link SafepointPauses}: a GC pause stalls every
+ * thread whether the service runs or not; {@code max_pause_ns} keeps the raw maximum). No
+ * application operation waits for the service by construction (the handle area has no locks, see
+ * {@code AnchorageHeap}); what this check still catches is the service's CPU and memory traffic,
+ * the code paths its first passes make the JIT recompile, and on a loaded machine scheduling
+ * noise.
  *
  * <p>Isolation: one worker JVM per implementation runs its three runs in turn (each run builds
  * and closes its own allocator, so the store's resident bytes start at zero every run).
@@ -52,6 +57,8 @@ public final class DefragSuite implements Suite {
     private static final double RSS_GOAL = 0.6;
     private static final double P99_GOAL = 1.1;
     private static final double PAUSE_GOAL_NS = 1e6;
+    /** Extra: the maximum latency over serving operations that no JVM stop-the-world pause overlapped. */
+    static final String OUTSIDE_JVM_PAUSES = "max_pause_outside_jvm_pauses_ns";
 
     @Override
     public String name() {
@@ -151,14 +158,11 @@ public final class DefragSuite implements Suite {
                 "p99_latency_factor", 1 / r.medianRatio(), "<=", P99_GOAL)));
         Optional<Result> on = report.result(LRU_CHURN, 1, DEFRAG);
         Optional<Result> off = report.result(LRU_CHURN, 1, NODEFRAG);
-        on.map(r -> r.extra().get("defrag_max_lock_hold_ns")).ifPresent(hold -> checks.add(new TargetCheck(
-                "service-blocking", "the service never blocks an application thread for more than 1 ms "
-                + "(longest lock hold of a pass)", LRU_CHURN, 1, DEFRAG, null, "max_lock_hold_ns", hold, "<=",
-                PAUSE_GOAL_NS)));
         if (on.isPresent() && off.isPresent()) {
-            double extra = on.get().extra().get(MAX_PAUSE.name()) - off.get().extra().get(MAX_PAUSE.name());
+            double extra = on.get().extra().get(OUTSIDE_JVM_PAUSES) - off.get().extra().get(OUTSIDE_JVM_PAUSES);
             checks.add(new TargetCheck("service-pause",
-                    "no pause above 1 ms attributable to the service (max latency on - off)", LRU_CHURN, 1,
+                    "no pause above 1 ms attributable to the service (max latency of ops no JVM safepoint "
+                    + "stalled, on - off)", LRU_CHURN, 1,
                     DEFRAG, NODEFRAG, "max_pause_excess_ns", extra, "<=", PAUSE_GOAL_NS));
         }
         return checks;

@@ -70,7 +70,6 @@ final class HandleStore implements ValueStore {
             m.put("defrag_pinned_skips", (double) st.pinnedSkips());
             m.put("defrag_cancelled_moves", (double) st.cancelledMoves());
             m.put("defrag_max_pass_ns", (double) st.maxPassNanos());
-            m.put("defrag_max_lock_hold_ns", (double) st.maxLockHoldNanos());
             m.put("defrag_total_pass_ns", (double) st.totalPassNanos());
         }
         return m;

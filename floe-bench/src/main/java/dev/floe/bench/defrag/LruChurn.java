@@ -6,6 +6,8 @@ import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.PeriodicSampler;
 import dev.floe.bench.harness.Result;
 import dev.floe.bench.harness.Sample;
+import dev.floe.bench.harness.SafepointPauses;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +33,8 @@ final class LruChurn {
     static final int QUICK_DIVISOR = 4;
     static final long SAMPLE_INTERVAL_NANOS = 100_000_000L;
     static final double PUT_SHARE = 0.05;
+    /** Operations slower than this are checked against the JVM's own stop-the-world pauses. */
+    static final long LONG_OP_NANOS = 1_000_000L;
     private static final long SEED = 0x6a11_0c8eL;
 
     /** Counts and limit of a mode. */
@@ -55,6 +59,9 @@ final class LruChurn {
         long peakStore;
         long t0 = System.nanoTime();
         long fillEnd, end;
+        // serving operations over LONG_OP_NANOS ({start, end}), to sort out those a JVM-wide pause stalled
+        List<long[]> longOps = new ArrayList<>();
+        long shortMax = 0, maxOutsideJvmPauses, stalledByJvm = 0;
         // series 0: process RSS; series 1: the store's resident bytes
         PeriodicSampler sampler = PeriodicSampler.start("defrag-bench-rss", SAMPLE_INTERVAL_NANOS,
                 MemorySnapshot::currentRss, store::residentBytes);
@@ -76,17 +83,27 @@ final class LruChurn {
             fillEnd = System.nanoTime();
             long deadline = fillEnd + (long) (settleSeconds * 1e9);
             long now = fillEnd;
-            while (now < deadline) {
-                if (rnd.nextDouble() < PUT_SHARE) {
-                    cache.put(sizes.fill1() + rnd.nextInt(sizes.fill2()), SIZE2);
-                    long t = System.nanoTime();
-                    servePut.record(t - now);
+            try (SafepointPauses jvmPauses = SafepointPauses.start()) {
+                while (now < deadline) {
+                    long t;
+                    if (rnd.nextDouble() < PUT_SHARE) {
+                        cache.put(sizes.fill1() + rnd.nextInt(sizes.fill2()), SIZE2);
+                        t = System.nanoTime();
+                        servePut.record(t - now);
+                    } else {
+                        sink += cache.get(cache.randomLiveKey());
+                        t = System.nanoTime();
+                        serveGet.record(t - now);
+                    }
+                    if (t - now > LONG_OP_NANOS) longOps.add(new long[] {now, t});
+                    else shortMax = Math.max(shortMax, t - now);
                     now = t;
-                } else {
-                    sink += cache.get(cache.randomLiveKey());
-                    long t = System.nanoTime();
-                    serveGet.record(t - now);
-                    now = t;
+                }
+                jvmPauses.close(); // every pause of the serving phase delivered
+                maxOutsideJvmPauses = shortMax;
+                for (long[] op : longOps) {
+                    if (jvmPauses.overlaps(op[0], op[1])) stalledByJvm++;
+                    else maxOutsideJvmPauses = Math.max(maxOutsideJvmPauses, op[1] - op[0]);
                 }
             }
             end = now;
@@ -107,6 +124,8 @@ final class LruChurn {
         extra.put("final_rss_bytes", (double) finalStore);
         extra.put("p99_latency_ns", (double) serve.quantile(0.99));
         extra.put("max_pause_ns", (double) serve.max());
+        extra.put("max_pause_outside_jvm_pauses_ns", (double) maxOutsideJvmPauses);
+        extra.put("ops_stalled_by_jvm_pauses", (double) stalledByJvm);
         extra.put("peak_store_rss_bytes", (double) peakStore);
         extra.put("final_process_rss_bytes", (double) processRss.getLast());
         extra.put("fill_seconds", (fillEnd - t0) / 1e9);

@@ -55,6 +55,8 @@ class DefragWorkloadTest {
             }
             assertTrue(s.extra().get("evictions") > 0);
             assertTrue(s.extra().containsKey("rss_series[0]") && s.extra().containsKey("store_rss_series[1]"));
+            double outside = s.extra().get(DefragSuite.OUTSIDE_JVM_PAUSES);
+            assertTrue(outside > 0 && outside <= s.metric("max_pause_ns"), "max outside JVM pauses: " + outside);
         }
     }
 }
