@@ -57,11 +57,14 @@ final class LruChurn {
         LatencyHistogram servePut = new LatencyHistogram(), serveGet = new LatencyHistogram();
         long sink = 0;
         long peakStore;
-        long t0 = System.nanoTime();
-        long fillEnd, end;
         // serving operations over LONG_OP_NANOS ({start, end}), to sort out those a JVM-wide pause stalled
         List<long[]> longOps = new ArrayList<>();
         long shortMax = 0, maxOutsideJvmPauses, stalledByJvm = 0;
+        // JFR starts before the fills, not at the serving phase: its start-up (class loading,
+        // threads) would stall the first operations it is meant to judge
+        SafepointPauses jvmPauses = SafepointPauses.start();
+        long t0 = System.nanoTime();
+        long fillEnd, end;
         // series 0: process RSS; series 1: the store's resident bytes
         PeriodicSampler sampler = PeriodicSampler.start("defrag-bench-rss", SAMPLE_INTERVAL_NANOS,
                 MemorySnapshot::currentRss, store::residentBytes);
@@ -83,7 +86,7 @@ final class LruChurn {
             fillEnd = System.nanoTime();
             long deadline = fillEnd + (long) (settleSeconds * 1e9);
             long now = fillEnd;
-            try (SafepointPauses jvmPauses = SafepointPauses.start()) {
+            try (jvmPauses) {
                 while (now < deadline) {
                     long t;
                     if (rnd.nextDouble() < PUT_SHARE) {
@@ -109,6 +112,7 @@ final class LruChurn {
             end = now;
         } finally {
             sampler.close();
+            jvmPauses.close();
         }
         List<Long> processRss = sampler.samples(0);
         List<Long> storeRss = sampler.samples(1);
