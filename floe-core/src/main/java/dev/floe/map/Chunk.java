@@ -75,6 +75,17 @@ final class Chunk {
         return (int) (long) ENTRY.getAcquire(entries, e * STRIDE + NEXT);
     }
 
+    /**
+     * {@link #next} for a scan walking the list: a plain load when the successor is a
+     * sorted-prefix entry or the end (prefix entries were written before the chunk was published,
+     * and the scan reached the chunk through a volatile read, so nothing needs acquiring), and the
+     * acquire load when it is a later insert (whose key and value its link CAS published).
+     */
+    int nextInScan(int e) {
+        int n = (int) entries[e * STRIDE + NEXT];
+        return n <= sorted ? n : next(e);
+    }
+
     /** The key of a linked entry (published by the CAS that linked it, acquired through NEXT). */
     long key(int e) {
         return entries[e * STRIDE + KEY];

@@ -19,9 +19,10 @@ package dev.floe.map;
  * done, look up the chunk before its minKey in the index, bounded by that minKey (exclusive) so
  * that a chunk merged meanwhile cannot return keys already returned.
  */
-final class Cursor implements ValueSlices.SnapshotSink {
+final class Cursor {
     private final InternalOakMap<?, ?> map;
     private final KeySlices<?> keys;
+    private final ValueSlices values;
     private final KeyRange range;
 
     /** Current chunk and, ascending, the next entry to look at (0: the chunk is done). */
@@ -40,11 +41,19 @@ final class Cursor implements ValueSlices.SnapshotSink {
     /** The entry found by the last successful {@link #advance}. */
     long keyPtr, valuePtr;
     /**
-     * When non-zero: the Nova stamp and the lock word of {@link #valuePtr} that {@link #advance}
-     * read and validated (a seqlock snapshot), so that a stream buffer's first read can skip
-     * reading them again and only validate after its data loads ({@link ValueSlices#readBitsSince}).
+     * When non-zero: the lock word of {@link #valuePtr} that {@link #advance} checked the value's
+     * presence with ({@link ValueSlices#snapshot}), so that a stream buffer's first read continues
+     * from it instead of reading it again ({@link ValueSlices#readBitsSince}).
      */
-    long valueStamp, valueLockWord;
+    long valueLockWord;
+
+    /**
+     * Which fast path {@link #advance} may take next: {@link #FAST_ASCENDING} or
+     * {@link #FAST_DESCENDING} while the scan is under way, untraced, and has no bound left to
+     * compare keys with in its direction; else {@link #GENERAL}.
+     */
+    private int fast;
+    private static final int GENERAL = 0, FAST_ASCENDING = 1, FAST_DESCENDING = 2;
 
     Cursor(InternalOakMap<?, ?> map, KeyRange range) {
         this(map, range, false);
@@ -57,6 +66,7 @@ final class Cursor implements ValueSlices.SnapshotSink {
     Cursor(InternalOakMap<?, ?> map, KeyRange range, boolean traced) {
         this.map = map;
         this.keys = map.keys;
+        this.values = map.values;
         this.range = range;
         this.trace = traced ? new Trace() : null;
     }
@@ -70,12 +80,6 @@ final class Cursor implements ValueSlices.SnapshotSink {
      * between, and the chunks were the current ones all along: at the moment the first cursor
      * read its result, the result was the first present entry of the range.
      */
-    @Override
-    public void snapshot(long stamp, long lockWord) {
-        valueStamp = stamp;
-        valueLockWord = lockWord;
-    }
-
     boolean sameAs(Cursor other) {
         return trace != null && other.trace != null && trace.equalTo(other.trace) && trace.chunksCurrent();
     }
@@ -113,11 +117,44 @@ final class Cursor implements ValueSlices.SnapshotSink {
         }
     }
 
-    /** Moves to the next entry with a present value; false at the end of the range. */
+    /**
+     * Moves to the next entry with a present value; false at the end of the range.
+     *
+     * <p>The fast path (small, so that it inlines into the iterators) takes the next entry of the
+     * current chunk in scan order (ascending: along the list; descending: the top of the bypass
+     * stack) when its value is present where the entry says, with no key compare (no bound
+     * left in the scan's direction) and no trace. Everything else, and every entry the fast path
+     * declines, goes the general way, which looks at the same entry again.
+     */
     boolean advance() {
+        int f = fast;
+        if (f != GENERAL) {
+            Chunk c = chunk;
+            int e = f == FAST_ASCENDING ? entry : depth > 0 ? stack[depth - 1] : 0;
+            if (e != 0) {
+                long v = c.value(e); // acquire: the slice was initialised before v was published
+                long lw = v == 0 ? 0 : values.snapshot(v);
+                if (lw != 0) {
+                    if (f == FAST_ASCENDING) entry = c.nextInScan(e);
+                    else depth--;
+                    keyPtr = c.key(e);
+                    valuePtr = v;
+                    valueLockWord = lw;
+                    return true;
+                }
+            }
+        }
+        return advanceGeneral();
+    }
+
+    private boolean advanceGeneral() {
         if (finished) return false;
-        boolean found = range.descending() ? advanceDescending() : advanceAscending();
+        boolean descending = range.descending();
+        boolean found = descending ? advanceDescending() : advanceAscending();
         if (!found) finished = true;
+        fast = !found || trace != null ? GENERAL
+                : descending ? (range.lo() == null ? FAST_DESCENDING : GENERAL)
+                : (range.hi() == null && !belowLow ? FAST_ASCENDING : GENERAL);
         return found;
     }
 
@@ -284,9 +321,10 @@ final class Cursor implements ValueSlices.SnapshotSink {
 
     /** The live value slice for entry e (value word v, key k) of the current chunk: v or where it moved; 0 if removed. */
     private long present(int e, long v, long k) {
-        if (map.values.snapshot(v, this)) return v; // the common case: live where the entry says
-        valueStamp = 0;
-        long live = map.values.resolve(v);
+        long lw = values.snapshot(v);
+        valueLockWord = lw;
+        if (lw != 0) return v; // the common case: live where the entry says
+        long live = values.resolve(v);
         if (live != ValueSlices.LOST) return live;
         // v's slice was retired and reused. If the entry still names v in a current chunk, v was
         // removed (a move switches the entry before it retires the old slice). A replaced chunk's entry may be stale: ask

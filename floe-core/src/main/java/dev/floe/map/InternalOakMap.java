@@ -81,8 +81,25 @@ final class InternalOakMap<K, V> {
         this.rebalancer = new Rebalancer<>(this, firstChunkEntries);
     }
 
+    /**
+     * Throws once the map is closed. An opaque read, not a volatile one: it still sees a close
+     * that happened before this call (happens-before) and, not being hoisted out of loops, a
+     * concurrent close eventually (so retry loops end); a volatile read would add nothing a
+     * racing close could rely on, and its barrier stops the JIT from keeping the region and
+     * segment checks of a scan's off-heap reads in registers (one such check per scanned entry).
+     */
     void checkOpen() {
-        if (closed) throw new IllegalStateException("the map is closed");
+        if ((boolean) CLOSED.getOpaque(this)) throw new IllegalStateException("the map is closed");
+    }
+
+    private static final java.lang.invoke.VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = java.lang.invoke.MethodHandles.lookup().findVarHandle(InternalOakMap.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     // ---- locating ------------------------------------------------------------------------------
