@@ -55,6 +55,15 @@ final class Cursor {
     private int fast;
     private static final int GENERAL = 0, FAST_ASCENDING = 1, FAST_DESCENDING = 2;
 
+    /** How many entries the fast path reads ahead ({@link #readAhead}). */
+    private static final int AHEAD = 16;
+    /** Entries read ahead, their value words and lock words (0: not present); consumed in order. */
+    private final int[] aheadEntry = new int[AHEAD];
+    private final long[] aheadValue = new long[AHEAD], aheadLock = new long[AHEAD];
+    private int aheadPos, aheadLen;
+    /** Ascending: the entry after the last one read ahead. */
+    private int aheadNext;
+
     Cursor(InternalOakMap<?, ?> map, KeyRange range) {
         this(map, range, false);
     }
@@ -127,17 +136,18 @@ final class Cursor {
      * declines, goes the general way, which looks at the same entry again.
      */
     boolean advance() {
-        int f = fast;
-        if (f != GENERAL) {
-            Chunk c = chunk;
-            int e = f == FAST_ASCENDING ? entry : depth > 0 ? stack[depth - 1] : 0;
-            if (e != 0) {
-                long v = c.value(e); // acquire: the slice was initialised before v was published
-                long lw = v == 0 ? 0 : values.snapshot(v);
-                if (lw != 0) {
-                    if (f == FAST_ASCENDING) entry = c.nextInScan(e);
+        if (fast != GENERAL) {
+            if (aheadPos == aheadLen) readAhead();
+            int i = aheadPos;
+            if (i < aheadLen) {
+                long v = aheadValue[i], lw = aheadLock[i];
+                // the second half of the snapshot: lw (acquired in readAhead) was v's own
+                if (lw != 0 && values.stillLive(v)) {
+                    int e = aheadEntry[i];
+                    aheadPos = ++i;
+                    if (fast == FAST_ASCENDING) entry = i < aheadLen ? aheadEntry[i] : aheadNext;
                     else depth--;
-                    keyPtr = c.key(e);
+                    keyPtr = chunk.key(e);
                     valuePtr = v;
                     valueLockWord = lw;
                     return true;
@@ -147,7 +157,49 @@ final class Cursor {
         return advanceGeneral();
     }
 
+    /**
+     * Reads ahead for the fast path: the next {@link #AHEAD} entries in scan order within the
+     * chunk (ascending: along the list from {@link #entry}; descending: the top of the stack),
+     * their value words (acquire) and then the first half of their value snapshots (the lock
+     * words, {@link ValueSlices#presentLockWord}), each in a tight loop so that the cache misses
+     * on scattered value slices overlap instead of following one another. A lock word read
+     * ahead is a snapshot taken a few entries early: the entry is returned only after the
+     * second half ({@link ValueSlices#stillLive}) confirms it, and a present lock word means the
+     * key was present at that load, during the scan (weak consistency). An entry whose snapshot
+     * fails goes the general way, which reads its value word afresh.
+     */
+    private void readAhead() {
+        int n = 0;
+        if (fast == FAST_ASCENDING) {
+            if (entry == 0) { // the chunk is done: on to the next (as the general way would)
+                Chunk next = chunk.next;
+                if (next == null) return;
+                chunk = next;
+                entry = next.next(0);
+            }
+            Chunk c = chunk;
+            int e = entry;
+            for (; e != 0 && n < AHEAD; n++) {
+                aheadEntry[n] = e;
+                e = c.nextInScan(e);
+            }
+            aheadNext = e;
+        } else {
+            if (depth == 0 && prefix > 0) stepBack(); // no bound left to compare with in this chunk
+            for (; n < depth && n < AHEAD; n++) aheadEntry[n] = stack[depth - 1 - n];
+        }
+        Chunk c = chunk;
+        for (int i = 0; i < n; i++) aheadValue[i] = c.value(aheadEntry[i]); // acquire: slices initialised before
+        for (int i = 0; i < n; i++) {
+            long v = aheadValue[i];
+            aheadLock[i] = v == 0 ? 0 : values.presentLockWord(v);
+        }
+        aheadPos = 0;
+        aheadLen = n;
+    }
+
     private boolean advanceGeneral() {
+        aheadPos = aheadLen = 0; // the general way moves the position itself
         if (finished) return false;
         boolean descending = range.descending();
         boolean found = descending ? advanceDescending() : advanceAscending();
@@ -229,8 +281,7 @@ final class Cursor {
         while (true) {
             if (depth == 0) {
                 if (prefix > 0) {
-                    prefix--;
-                    if (!fillStack()) continue;
+                    stepBack();
                     continue;
                 }
                 if (!previousChunk()) return false;
@@ -285,7 +336,7 @@ final class Cursor {
             prefix = s;
             highBound = bound;
             highInclusive = inclusive;
-            fillStack();
+            fillStack(s);
             // Only the first bypass can hold entries above the bound: every later one lies below
             // prefix entry s, whose key is at most the bound. So the later ones need no compares.
             highBound = null;
@@ -293,19 +344,33 @@ final class Cursor {
         }
     }
 
+    /**
+     * Pushes the bypasses of the next {@link #STEP_BACK} prefix entries below {@link #prefix} at
+     * once (the paper steps back one at a time), so that the fast path finds enough entries on
+     * the stack to read ahead.
+     */
+    private void stepBack() {
+        int last = prefix - 1;
+        prefix = Math.max(0, last - STEP_BACK + 1);
+        fillStack(last);
+    }
+
     /** Upper bound within the current chunk (null: none) and whether it is inclusive. */
     private Object highBound;
     private boolean highInclusive;
 
     /**
-     * Pushes the bypass of prefix entry {@link #prefix} (for 0: the entries before the first prefix
-     * entry), keeping only entries not above the chunk's high bound.
+     * Pushes the prefix entries {@link #prefix} to {@code last} and their bypasses (prefix entry 0
+     * stands for the entries before the first prefix entry), in list order, keeping only entries
+     * not above the chunk's high bound. The walk starts at prefix entry {@link #prefix} and stops
+     * at the first prefix entry after {@code last}: prefix entries are linked in index order and
+     * inserts only add entries above {@link Chunk#sorted} between them.
      */
-    private boolean fillStack() {
+    private void fillStack(int last) {
         Chunk c = chunk;
         int start = prefix;
         int e = start == 0 ? c.next(0) : start;
-        while (e != 0 && (e == start || e > c.sorted)) {
+        while (e != 0 && (e <= last || e > c.sorted)) {
             if (highBound != null) {
                 int cmp = keys.compare(highBound, c.key(e));
                 if (cmp != KeySlices.RETRY && (cmp < 0 || (cmp == 0 && !highInclusive))) break;
@@ -314,8 +379,10 @@ final class Cursor {
             stack[depth++] = e;
             e = c.next(e);
         }
-        return depth > 0;
     }
+
+    /** Prefix entries whose bypasses a descending scan pushes at once after its first one. */
+    private static final int STEP_BACK = 16;
 
     // ---- values --------------------------------------------------------------------------------
 

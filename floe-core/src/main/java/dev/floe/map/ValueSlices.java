@@ -195,8 +195,27 @@ final class ValueSlices {
      * given back, also returns 0: the caller's slow path handles it.)
      */
     long snapshot(long ptr) {
-        long lw = region.getLongAcquire(nova.dataOffset(ptr)); // LoadLoad: before the header load
-        return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0 && nova.isLiveOwned(ptr) ? lw : 0;
+        long lw = presentLockWord(ptr);
+        return lw != 0 && stillLive(ptr) ? lw : 0;
+    }
+
+    /**
+     * The first half of {@link #snapshot}: the lock word (acquire load: LoadLoad before every
+     * later load, the header check's included) if it shows the value present; else 0. Not a
+     * snapshot until {@link #stillLive} confirms it.
+     */
+    long presentLockWord(long ptr) {
+        long lw = region.getLongAcquire(nova.dataOffset(ptr));
+        return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0 ? lw : 0;
+    }
+
+    /**
+     * The second half of {@link #snapshot}: whether {@code ptr}'s incarnation is still live, so
+     * that a lock word acquired from it earlier was its own (one plain header load, ordered after
+     * that acquire).
+     */
+    boolean stillLive(long ptr) {
+        return nova.isLiveOwned(ptr);
     }
 
     /**
