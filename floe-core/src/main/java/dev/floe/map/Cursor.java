@@ -137,38 +137,64 @@ final class Cursor {
      */
     boolean advance() {
         if (fast != GENERAL) {
-            if (aheadPos == aheadLen) readAhead();
-            int i = aheadPos;
-            if (i < aheadLen) {
+            while (true) {
+                if (aheadPos == aheadLen) {
+                    readAhead();
+                    if (aheadLen == 0) break;
+                }
+                int i = aheadPos;
                 long v = aheadValue[i], lw = aheadLock[i];
                 // the second half of the snapshot: lw (acquired in readAhead) was v's own
-                if (lw != 0 && values.stillLive(v)) {
+                if (ValueSlices.isPresent(lw) && values.stillLive(v)) {
                     int e = aheadEntry[i];
-                    aheadPos = ++i;
-                    if (fast == FAST_ASCENDING) entry = i < aheadLen ? aheadEntry[i] : aheadNext;
-                    else depth--;
+                    skipAhead();
                     keyPtr = chunk.key(e);
                     valuePtr = v;
                     valueLockWord = lw;
                     return true;
                 }
+                if (!absentAhead(aheadEntry[i], v, lw)) break; // the general way decides
+                skipAhead();
             }
         }
         return advanceGeneral();
     }
 
     /**
+     * Whether entry {@code e}, read ahead with value word {@code v} and lock word {@code lw}, had
+     * no present value, so the fast path may skip it as the general way ({@link #present}) would:
+     * no value; or a lock word that was v's own ({@link ValueSlices#sameIncarnation}) and shows
+     * it removed (R is final); or v's block reused since while the entry still names v in a
+     * current chunk (v was removed: a move switches the entry before it retires the old slice).
+     * In each case the key was absent at some moment during the scan.
+     */
+    private boolean absentAhead(int e, long v, long lw) {
+        if (v == 0) return true;
+        if (values.sameIncarnation(v)) return ValueSlices.isRemoved(lw);
+        return chunk.value(e) == v && chunk.replacement == null;
+    }
+
+    /** Moves past the next entry read ahead. */
+    private void skipAhead() {
+        int i = ++aheadPos;
+        if (fast == FAST_ASCENDING) entry = i < aheadLen ? aheadEntry[i] : aheadNext;
+        else depth--;
+    }
+
+    /**
      * Reads ahead for the fast path: the next {@link #AHEAD} entries in scan order within the
      * chunk (ascending: along the list from {@link #entry}; descending: the top of the stack),
      * their value words (acquire) and then the first half of their value snapshots (the lock
-     * words, {@link ValueSlices#presentLockWord}), each in a tight loop so that the cache misses
+     * words, {@link ValueSlices#lockWordAcquire}), each in a tight loop so that the cache misses
      * on scattered value slices overlap instead of following one another. A lock word read
      * ahead is a snapshot taken a few entries early: the entry is returned only after the
      * second half ({@link ValueSlices#stillLive}) confirms it, and a present lock word means the
-     * key was present at that load, during the scan (weak consistency). An entry whose snapshot
-     * fails goes the general way, which reads its value word afresh.
+     * key was present at that load, during the scan (weak consistency). An entry whose value was
+     * removed is skipped ({@link #absentAhead}). Any other entry (a value moved or being written)
+     * goes the general way, which reads its value word afresh.
      */
     private void readAhead() {
+        aheadPos = aheadLen = 0;
         int n = 0;
         if (fast == FAST_ASCENDING) {
             if (entry == 0) { // the chunk is done: on to the next (as the general way would)
@@ -192,9 +218,8 @@ final class Cursor {
         for (int i = 0; i < n; i++) aheadValue[i] = c.value(aheadEntry[i]); // acquire: slices initialised before
         for (int i = 0; i < n; i++) {
             long v = aheadValue[i];
-            aheadLock[i] = v == 0 ? 0 : values.presentLockWord(v);
+            aheadLock[i] = v == 0 ? 0 : values.lockWordAcquire(v);
         }
-        aheadPos = 0;
         aheadLen = n;
     }
 

@@ -195,18 +195,27 @@ final class ValueSlices {
      * given back, also returns 0: the caller's slow path handles it.)
      */
     long snapshot(long ptr) {
-        long lw = presentLockWord(ptr);
-        return lw != 0 && stillLive(ptr) ? lw : 0;
+        long lw = lockWordAcquire(ptr);
+        return isPresent(lw) && stillLive(ptr) ? lw : 0;
     }
 
     /**
-     * The first half of {@link #snapshot}: the lock word (acquire load: LoadLoad before every
-     * later load, the header check's included) if it shows the value present; else 0. Not a
-     * snapshot until {@link #stillLive} confirms it.
+     * The first half of {@link #snapshot}: the lock word of {@code ptr}'s slice (acquire load:
+     * LoadLoad before every later load, the header check's included). Tells nothing until
+     * {@link #stillLive} or {@link #sameIncarnation} confirms it was this incarnation's.
      */
-    long presentLockWord(long ptr) {
-        long lw = region.getLongAcquire(nova.dataOffset(ptr));
-        return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0 ? lw : 0;
+    long lockWordAcquire(long ptr) {
+        return region.getLongAcquire(nova.dataOffset(ptr));
+    }
+
+    /** Whether lock word {@code lw} shows a present value: written, not locked, moved or removed. */
+    static boolean isPresent(long lw) {
+        return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0;
+    }
+
+    /** Whether lock word {@code lw} shows a removed value (that was not moved). */
+    static boolean isRemoved(long lw) {
+        return (lw & (REMOVED | MOVED)) == REMOVED;
     }
 
     /**
@@ -216,6 +225,16 @@ final class ValueSlices {
      */
     boolean stillLive(long ptr) {
         return nova.isLiveOwned(ptr);
+    }
+
+    /**
+     * The second half for a lock word that shows the value removed: whether {@code ptr}'s
+     * incarnation, deleted or not, still holds its block, so that the lock word acquired from it
+     * earlier was its own and the value was removed when it was read (R is final, and is stored
+     * before the slice is deleted).
+     */
+    boolean sameIncarnation(long ptr) {
+        return nova.beginReadOwned(ptr) != 0;
     }
 
     /**

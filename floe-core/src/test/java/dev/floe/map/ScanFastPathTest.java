@@ -91,9 +91,11 @@ class ScanFastPathTest {
 
     /**
      * Under churn (removes reclaimed with Nova batch 1, so slices are reused at once; puts; in-place
-     * computes; rebalances of 64-entry chunks), stream scans in both directions from random bounds
-     * are strictly ordered, contain every stable key (inserted before and never removed) in their
-     * range, contain no key that was never inserted, and accept no value of another key.
+     * computes; computes that grow stable keys' values, which moves them to new slices and lets
+     * the old ones be reused while a scan may have read them ahead; rebalances of 64-entry chunks),
+     * stream scans in both directions from random bounds are strictly ordered, contain every
+     * stable key (inserted before and never removed) in their range, contain no key that was never
+     * inserted, and accept no value of another key.
      */
     @Test
     void streamScansStayConsistentUnderChurn() throws Exception {
@@ -117,10 +119,15 @@ class ScanFastPathTest {
                     while (!stop.get()) {
                         long k = r.nextLong(n);
                         long v = valueOf(k, version++ & 0xFFFFF);
-                        switch (r.nextInt(4)) {
-                            case 0 -> { if ((k & 1) == 1) m.zc().remove(k); }
-                            case 1 -> m.zc().computeIfPresent(k, w -> w.putLong(0, v));
-                            default -> m.zc().put(k, v);
+                        if ((k & 1) == 0) { // stable: grow by 8 bytes (a move now and then), or write in place
+                            m.zc().computeIfPresent(k, w -> {
+                                if (w.size() < 8000 && r.nextBoolean()) w.resize(w.size() + 8);
+                                w.putLong(0, v);
+                            });
+                        } else if (r.nextInt(3) == 0) {
+                            m.zc().remove(k);
+                        } else {
+                            m.zc().put(k, v);
                         }
                     }
                 } catch (Throwable t) {
