@@ -181,6 +181,31 @@ final class Chunk {
     }
 
     /**
+     * A binary search of the sorted prefix by order prefixes alone (no key read): an entry whose
+     * prefix equals {@code prefix} (> 0), or {@code -(pred + 1)} where {@code pred} is the last
+     * prefix entry whose prefix is below it (0: the head), from which {@link #walk} continues.
+     * With prefixes that rarely collide, the entry found holds the probe's key if the key is in
+     * the sorted prefix, and the caller can start reading its value before it reads the key to
+     * confirm.
+     */
+    int prefixSearch(long prefix) {
+        int pred = 0;
+        int lo = 1, hi = sorted;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = Long.compareUnsigned(prefix, prefix(mid));
+            if (c == 0) return mid;
+            if (c > 0) {
+                pred = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return -(pred + 1);
+    }
+
+    /**
      * Sign of {@code probe} (whose prefix is {@code prefix}) compared with entry {@code e}'s key,
      * or {@link KeySlices#RETRY}: unequal prefixes decide without reading the key.
      */

@@ -191,6 +191,41 @@ final class InternalOakMap<K, V> {
     }
 
     /**
+     * {@code zc().get}: a buffer over the value mapped to {@code probe}, holding a snapshot of it
+     * (see {@link ValueSlices#snapshot}); null if there is none. Same result and linearization
+     * point as {@link #lookup} followed by a snapshot, with one difference in order: when the
+     * prefix search lands on an entry of the sorted prefix, the value's lock word is loaded before
+     * the key is read to confirm the entry, so that the cache misses on the key slice and on the
+     * value slice overlap instead of following one another. The entry's key is immutable, so
+     * confirming it afterwards is as good as before; if it is another key (a prefix collision) or
+     * the snapshot fails, the full search and read decide.
+     */
+    ValueBuffer getBuffer(Object probe) {
+        while (true) {
+            Chunk c = locate(probe);
+            long prefix = keys.prefixOfProbe(probe);
+            int r = c.prefixSearch(prefix);
+            if (r > 0) {
+                long v = c.value(r); // acquire: the slice was initialised before v was published
+                long lw = v == 0 ? 0 : values.lockWordAcquire(v);
+                int cmp = keys.compare(probe, c.key(r));
+                if (cmp == KeySlices.RETRY) continue; // c was replaced and r's key retired
+                if (cmp == 0 && ValueSlices.isPresent(lw) && values.stillLive(v)) return new ValueBuffer(this, v, lw);
+                if (cmp != 0) r = c.search(keys, probe); // another key with the same prefix
+            } else {
+                r = c.walk(keys, probe, prefix, -r - 1);
+            }
+            if (r == Chunk.RETRY) continue;
+            long p = r > 0 ? c.value(r) : 0;
+            if (p == 0) return null;
+            long lw = values.snapshot(p);
+            if (lw != 0) return new ValueBuffer(this, p, lw);
+            p = liveValue(probe); // removed, moved or being written: the full path
+            return p == 0 ? null : new ValueBuffer(this, p, 0);
+        }
+    }
+
+    /**
      * Reads the value mapped to {@code probe} with {@code reader} (which may run more than once and
      * must have no side effects); {@code absent} if there is none.
      */

@@ -50,14 +50,9 @@ public final class ZeroCopyMap<K, V> {
         Objects.requireNonNull(key, "null keys are not allowed");
         if (!inRange(key)) return null;
         core.checkOpen();
-        long p = core.lookup(key);
-        if (p == 0) return null;
-        // Common case: the entry's slice is live; its snapshot (the linearization point) lets the
-        // buffer's first read continue from it instead of reading the lock word afresh.
-        long lw = core.values.snapshot(p);
-        if (lw != 0) return new ValueBuffer(core, p, lw);
-        p = core.liveValue(key); // removed, moved or being written: the full path
-        return p == 0 ? null : new ValueBuffer(core, p, 0);
+        // the buffer holds the snapshot (the linearization point when present), so its first read
+        // continues from it instead of reading the lock word afresh
+        return core.getBuffer(key);
     }
 
     /** Maps {@code key} to {@code value} (in place when the new value fits the old one's slice). */

@@ -74,6 +74,40 @@ class ScanFastPathTest {
         }
     }
 
+    /**
+     * {@code zc().get} (which reads a value before confirming its key when the prefix search lands
+     * on an entry) finds exactly what the oracle holds: keys whose order prefixes collide (String
+     * prefixes are the first four characters), keys in bypasses, absent keys.
+     */
+    @Property(tries = 60)
+    void zeroCopyGetsFindExactlyTheOracle(@ForAll @IntRange(min = 4, max = 256) int chunk,
+                                          @ForAll @IntRange(min = 0, max = 1500) int ops,
+                                          @ForAll @LongRange(min = 0, max = 1L << 40) long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        String[] stems = {"", "a", "abc", "abcd", "abcde", "abcd\u0000"};
+        List<String> universe = new ArrayList<>();
+        for (String stem : stems) for (int i = 0; i < 60; i++) universe.add(stem + i);
+        try (OakMap<String, Long> m = OakMap.builder(OakCodecs.STRING, OakCodecs.LONG, OakCodecs.STRING).maxChunkEntries(chunk).build()) {
+            TreeMap<String, Long> o = new TreeMap<>();
+            for (int i = 0; i < ops; i++) {
+                String k = universe.get(r.nextInt(universe.size()));
+                if (r.nextInt(4) == 0) {
+                    m.zc().remove(k);
+                    o.remove(k);
+                } else {
+                    m.zc().put(k, (long) i);
+                    o.put(k, (long) i);
+                }
+            }
+            for (String k : universe) {
+                OakReadBuffer b = m.zc().get(k);
+                Long want = o.get(k);
+                if (want == null) assertEquals(null, b, "absent key " + k);
+                else assertEquals(want, b == null ? null : b.getLong(0), "key " + k);
+            }
+        }
+    }
+
     private static void check(NavigableMap<Long, Long> want, ZeroCopyMap<Long, Long> view, String what) {
         List<Long> wantKeys = new ArrayList<>(want.keySet());
         List<Long> wantValues = new ArrayList<>(want.values());
