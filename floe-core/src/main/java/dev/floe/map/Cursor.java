@@ -17,7 +17,20 @@ package dev.floe.map;
  * from that entry up to the next prefix entry), pushing the entries on a stack, then pop them:
  * that is the bypass in descending order. Then step back one prefix entry and repeat. A chunk
  * done, look up the chunk before its minKey in the index, bounded by that minKey (exclusive) so
- * that a chunk merged meanwhile cannot return keys already returned.
+ * that a chunk merged meanwhile cannot return keys already returned. Unlike the paper, after the
+ * first bypass (the only one compared with the bound) the scan pushes the bypasses of
+ * {@link #STEP_BACK} prefix entries at once, so that the fast path below has entries to read ahead.
+ *
+ * <h2>Fast path: reading ahead</h2>
+ * Once a scan is under way with no bound left to compare keys with in its direction and no
+ * trace, {@link #advance} takes entries in groups of {@link #AHEAD}: it loads their value words,
+ * then their values' lock words, each in a tight loop (so that the cache misses on value slices,
+ * which lie in insertion order, overlap), and then returns them one by one, each after the second
+ * half of its value snapshot (the Nova header check, {@link ValueSlices#stillLive}). A snapshot
+ * taken a few entries early is still one taken during the scan, so weak consistency is
+ * unchanged; entries whose values were removed are skipped as the general way would skip them,
+ * and anything else (a value moved, being written, a chunk boundary going backwards) falls back
+ * to the general way, which reads the entry afresh.
  */
 final class Cursor {
     private final InternalOakMap<?, ?> map;
@@ -129,11 +142,9 @@ final class Cursor {
     /**
      * Moves to the next entry with a present value; false at the end of the range.
      *
-     * <p>The fast path (small, so that it inlines into the iterators) takes the next entry of the
-     * current chunk in scan order (ascending: along the list; descending: the top of the bypass
-     * stack) when its value is present where the entry says, with no key compare (no bound
-     * left in the scan's direction) and no trace. Everything else, and every entry the fast path
-     * declines, goes the general way, which looks at the same entry again.
+     * <p>The fast path (see the class overview) takes the next entry read ahead when its value is
+     * present where the entry says, and skips entries whose value was removed. Every entry it
+     * declines goes the general way, which looks at the same entry again.
      */
     boolean advance() {
         if (fast != GENERAL) {
