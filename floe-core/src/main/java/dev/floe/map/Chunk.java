@@ -75,6 +75,17 @@ final class Chunk {
         return (int) (long) ENTRY.getAcquire(entries, e * STRIDE + NEXT);
     }
 
+    /**
+     * {@link #next} for a scan walking the list: a plain load when the successor is a
+     * sorted-prefix entry or the end (prefix entries were written before the chunk was published,
+     * and the scan reached the chunk through a volatile read, so nothing needs acquiring), and the
+     * acquire load when it is a later insert (whose key and value its link CAS published).
+     */
+    int nextInScan(int e) {
+        int n = (int) entries[e * STRIDE + NEXT];
+        return n <= sorted ? n : next(e);
+    }
+
     /** The key of a linked entry (published by the CAS that linked it, acquired through NEXT). */
     long key(int e) {
         return entries[e * STRIDE + KEY];
@@ -167,6 +178,31 @@ final class Chunk {
             }
         }
         return walk(keys, probe, prefix, pred);
+    }
+
+    /**
+     * A binary search of the sorted prefix by order prefixes alone (no key read): an entry whose
+     * prefix equals {@code prefix} (> 0), or {@code -(pred + 1)} where {@code pred} is the last
+     * prefix entry whose prefix is below it (0: the head), from which {@link #walk} continues.
+     * With prefixes that rarely collide, the entry found holds the probe's key if the key is in
+     * the sorted prefix, and the caller can start reading its value before it reads the key to
+     * confirm.
+     */
+    int prefixSearch(long prefix) {
+        int pred = 0;
+        int lo = 1, hi = sorted;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = Long.compareUnsigned(prefix, prefix(mid));
+            if (c == 0) return mid;
+            if (c > 0) {
+                pred = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return -(pred + 1);
     }
 
     /**

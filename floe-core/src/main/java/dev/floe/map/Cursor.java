@@ -17,11 +17,25 @@ package dev.floe.map;
  * from that entry up to the next prefix entry), pushing the entries on a stack, then pop them:
  * that is the bypass in descending order. Then step back one prefix entry and repeat. A chunk
  * done, look up the chunk before its minKey in the index, bounded by that minKey (exclusive) so
- * that a chunk merged meanwhile cannot return keys already returned.
+ * that a chunk merged meanwhile cannot return keys already returned. Unlike the paper, after the
+ * first bypass (the only one compared with the bound) the scan pushes the bypasses of
+ * {@link #STEP_BACK} prefix entries at once, so that the fast path below has entries to read ahead.
+ *
+ * <h2>Fast path: reading ahead</h2>
+ * Once a scan is under way with no bound left to compare keys with in its direction and no
+ * trace, {@link #advance} takes entries in groups of {@link #AHEAD}: it loads their value words,
+ * then their values' lock words, each in a tight loop (so that the cache misses on value slices,
+ * which lie in insertion order, overlap), and then returns them one by one, each after the second
+ * half of its value snapshot (the Nova header check, {@link ValueSlices#stillLive}). A snapshot
+ * taken a few entries early is still one taken during the scan, so weak consistency is
+ * unchanged; entries whose values were removed are skipped as the general way would skip them,
+ * and anything else (a value moved, being written, a chunk boundary going backwards) falls back
+ * to the general way, which reads the entry afresh.
  */
-final class Cursor implements ValueSlices.SnapshotSink {
+final class Cursor {
     private final InternalOakMap<?, ?> map;
     private final KeySlices<?> keys;
+    private final ValueSlices values;
     private final KeyRange range;
 
     /** Current chunk and, ascending, the next entry to look at (0: the chunk is done). */
@@ -40,11 +54,28 @@ final class Cursor implements ValueSlices.SnapshotSink {
     /** The entry found by the last successful {@link #advance}. */
     long keyPtr, valuePtr;
     /**
-     * When non-zero: the Nova stamp and the lock word of {@link #valuePtr} that {@link #advance}
-     * read and validated (a seqlock snapshot), so that a stream buffer's first read can skip
-     * reading them again and only validate after its data loads ({@link ValueSlices#readBitsSince}).
+     * When non-zero: the lock word of {@link #valuePtr} that {@link #advance} checked the value's
+     * presence with ({@link ValueSlices#snapshot}), so that a stream buffer's first read continues
+     * from it instead of reading it again ({@link ValueSlices#readBitsSince}).
      */
-    long valueStamp, valueLockWord;
+    long valueLockWord;
+
+    /**
+     * Which fast path {@link #advance} may take next: {@link #FAST_ASCENDING} or
+     * {@link #FAST_DESCENDING} while the scan is under way, untraced, and has no bound left to
+     * compare keys with in its direction; else {@link #GENERAL}.
+     */
+    private int fast;
+    private static final int GENERAL = 0, FAST_ASCENDING = 1, FAST_DESCENDING = 2;
+
+    /** How many entries the fast path reads ahead ({@link #readAhead}). */
+    private static final int AHEAD = 16;
+    /** Entries read ahead, their value words and lock words (0: not present); consumed in order. */
+    private final int[] aheadEntry = new int[AHEAD];
+    private final long[] aheadValue = new long[AHEAD], aheadLock = new long[AHEAD];
+    private int aheadPos, aheadLen;
+    /** Ascending: the entry after the last one read ahead. */
+    private int aheadNext;
 
     Cursor(InternalOakMap<?, ?> map, KeyRange range) {
         this(map, range, false);
@@ -57,6 +88,7 @@ final class Cursor implements ValueSlices.SnapshotSink {
     Cursor(InternalOakMap<?, ?> map, KeyRange range, boolean traced) {
         this.map = map;
         this.keys = map.keys;
+        this.values = map.values;
         this.range = range;
         this.trace = traced ? new Trace() : null;
     }
@@ -70,12 +102,6 @@ final class Cursor implements ValueSlices.SnapshotSink {
      * between, and the chunks were the current ones all along: at the moment the first cursor
      * read its result, the result was the first present entry of the range.
      */
-    @Override
-    public void snapshot(long stamp, long lockWord) {
-        valueStamp = stamp;
-        valueLockWord = lockWord;
-    }
-
     boolean sameAs(Cursor other) {
         return trace != null && other.trace != null && trace.equalTo(other.trace) && trace.chunksCurrent();
     }
@@ -113,11 +139,110 @@ final class Cursor implements ValueSlices.SnapshotSink {
         }
     }
 
-    /** Moves to the next entry with a present value; false at the end of the range. */
+    /**
+     * Moves to the next entry with a present value; false at the end of the range.
+     *
+     * <p>The fast path (see the class overview) takes the next entry read ahead when its value is
+     * present where the entry says, and skips entries whose value was removed. Every entry it
+     * declines goes the general way, which looks at the same entry again.
+     */
     boolean advance() {
+        if (fast != GENERAL) {
+            while (true) {
+                if (aheadPos == aheadLen) {
+                    readAhead();
+                    if (aheadLen == 0) break;
+                }
+                int i = aheadPos;
+                long v = aheadValue[i], lw = aheadLock[i];
+                // the second half of the snapshot: lw (acquired in readAhead) was v's own
+                if (ValueSlices.isPresent(lw) && values.stillLive(v)) {
+                    int e = aheadEntry[i];
+                    skipAhead();
+                    keyPtr = chunk.key(e);
+                    valuePtr = v;
+                    valueLockWord = lw;
+                    return true;
+                }
+                if (!absentAhead(aheadEntry[i], v, lw)) break; // the general way decides
+                skipAhead();
+            }
+        }
+        return advanceGeneral();
+    }
+
+    /**
+     * Whether entry {@code e}, read ahead with value word {@code v} and lock word {@code lw}, had
+     * no present value, so the fast path may skip it as the general way ({@link #present}) would:
+     * no value; or a lock word that was v's own ({@link ValueSlices#sameIncarnation}) and shows
+     * it removed (R is final); or v's block reused since while the entry still names v in a
+     * current chunk (v was removed: a move switches the entry before it retires the old slice).
+     * In each case the key was absent at some moment during the scan.
+     */
+    private boolean absentAhead(int e, long v, long lw) {
+        if (v == 0) return true;
+        if (values.sameIncarnation(v)) return ValueSlices.isRemoved(lw);
+        return chunk.value(e) == v && chunk.replacement == null;
+    }
+
+    /** Moves past the next entry read ahead. */
+    private void skipAhead() {
+        int i = ++aheadPos;
+        if (fast == FAST_ASCENDING) entry = i < aheadLen ? aheadEntry[i] : aheadNext;
+        else depth--;
+    }
+
+    /**
+     * Reads ahead for the fast path: the next {@link #AHEAD} entries in scan order within the
+     * chunk (ascending: along the list from {@link #entry}; descending: the top of the stack),
+     * their value words (acquire) and then the first half of their value snapshots (the lock
+     * words, {@link ValueSlices#lockWordAcquire}), each in a tight loop so that the cache misses
+     * on scattered value slices overlap instead of following one another. A lock word read
+     * ahead is a snapshot taken a few entries early: the entry is returned only after the
+     * second half ({@link ValueSlices#stillLive}) confirms it, and a present lock word means the
+     * key was present at that load, during the scan (weak consistency). An entry whose value was
+     * removed is skipped ({@link #absentAhead}). Any other entry (a value moved or being written)
+     * goes the general way, which reads its value word afresh.
+     */
+    private void readAhead() {
+        aheadPos = aheadLen = 0;
+        int n = 0;
+        if (fast == FAST_ASCENDING) {
+            if (entry == 0) { // the chunk is done: on to the next (as the general way would)
+                Chunk next = chunk.next;
+                if (next == null) return;
+                chunk = next;
+                entry = next.next(0);
+            }
+            Chunk c = chunk;
+            int e = entry;
+            for (; e != 0 && n < AHEAD; n++) {
+                aheadEntry[n] = e;
+                e = c.nextInScan(e);
+            }
+            aheadNext = e;
+        } else {
+            if (depth == 0 && prefix > 0) stepBack(); // no bound left to compare with in this chunk
+            for (; n < depth && n < AHEAD; n++) aheadEntry[n] = stack[depth - 1 - n];
+        }
+        Chunk c = chunk;
+        for (int i = 0; i < n; i++) aheadValue[i] = c.value(aheadEntry[i]); // acquire: slices initialised before
+        for (int i = 0; i < n; i++) {
+            long v = aheadValue[i];
+            aheadLock[i] = v == 0 ? 0 : values.lockWordAcquire(v);
+        }
+        aheadLen = n;
+    }
+
+    private boolean advanceGeneral() {
+        aheadPos = aheadLen = 0; // the general way moves the position itself
         if (finished) return false;
-        boolean found = range.descending() ? advanceDescending() : advanceAscending();
+        boolean descending = range.descending();
+        boolean found = descending ? advanceDescending() : advanceAscending();
         if (!found) finished = true;
+        fast = !found || trace != null ? GENERAL
+                : descending ? (range.lo() == null ? FAST_DESCENDING : GENERAL)
+                : (range.hi() == null && !belowLow ? FAST_ASCENDING : GENERAL);
         return found;
     }
 
@@ -192,8 +317,7 @@ final class Cursor implements ValueSlices.SnapshotSink {
         while (true) {
             if (depth == 0) {
                 if (prefix > 0) {
-                    prefix--;
-                    if (!fillStack()) continue;
+                    stepBack();
                     continue;
                 }
                 if (!previousChunk()) return false;
@@ -248,7 +372,7 @@ final class Cursor implements ValueSlices.SnapshotSink {
             prefix = s;
             highBound = bound;
             highInclusive = inclusive;
-            fillStack();
+            fillStack(s);
             // Only the first bypass can hold entries above the bound: every later one lies below
             // prefix entry s, whose key is at most the bound. So the later ones need no compares.
             highBound = null;
@@ -256,19 +380,33 @@ final class Cursor implements ValueSlices.SnapshotSink {
         }
     }
 
+    /**
+     * Pushes the bypasses of the next {@link #STEP_BACK} prefix entries below {@link #prefix} at
+     * once (the paper steps back one at a time), so that the fast path finds enough entries on
+     * the stack to read ahead.
+     */
+    private void stepBack() {
+        int last = prefix - 1;
+        prefix = Math.max(0, last - STEP_BACK + 1);
+        fillStack(last);
+    }
+
     /** Upper bound within the current chunk (null: none) and whether it is inclusive. */
     private Object highBound;
     private boolean highInclusive;
 
     /**
-     * Pushes the bypass of prefix entry {@link #prefix} (for 0: the entries before the first prefix
-     * entry), keeping only entries not above the chunk's high bound.
+     * Pushes the prefix entries {@link #prefix} to {@code last} and their bypasses (prefix entry 0
+     * stands for the entries before the first prefix entry), in list order, keeping only entries
+     * not above the chunk's high bound. The walk starts at prefix entry {@link #prefix} and stops
+     * at the first prefix entry after {@code last}: prefix entries are linked in index order and
+     * inserts only add entries above {@link Chunk#sorted} between them.
      */
-    private boolean fillStack() {
+    private void fillStack(int last) {
         Chunk c = chunk;
         int start = prefix;
         int e = start == 0 ? c.next(0) : start;
-        while (e != 0 && (e == start || e > c.sorted)) {
+        while (e != 0 && (e <= last || e > c.sorted)) {
             if (highBound != null) {
                 int cmp = keys.compare(highBound, c.key(e));
                 if (cmp != KeySlices.RETRY && (cmp < 0 || (cmp == 0 && !highInclusive))) break;
@@ -277,16 +415,19 @@ final class Cursor implements ValueSlices.SnapshotSink {
             stack[depth++] = e;
             e = c.next(e);
         }
-        return depth > 0;
     }
+
+    /** Prefix entries whose bypasses a descending scan pushes at once after its first one. */
+    private static final int STEP_BACK = 16;
 
     // ---- values --------------------------------------------------------------------------------
 
     /** The live value slice for entry e (value word v, key k) of the current chunk: v or where it moved; 0 if removed. */
     private long present(int e, long v, long k) {
-        if (map.values.snapshot(v, this)) return v; // the common case: live where the entry says
-        valueStamp = 0;
-        long live = map.values.resolve(v);
+        long lw = values.snapshot(v);
+        valueLockWord = lw;
+        if (lw != 0) return v; // the common case: live where the entry says
+        long live = values.resolve(v);
         if (live != ValueSlices.LOST) return live;
         // v's slice was retired and reused. If the entry still names v in a current chunk, v was
         // removed (a move switches the entry before it retires the old slice). A replaced chunk's entry may be stale: ask

@@ -81,8 +81,25 @@ final class InternalOakMap<K, V> {
         this.rebalancer = new Rebalancer<>(this, firstChunkEntries);
     }
 
+    /**
+     * Throws once the map is closed. An opaque read, not a volatile one: it still sees a close
+     * that happened before this call (happens-before) and, not being hoisted out of loops, a
+     * concurrent close eventually (so retry loops end); a volatile read would add nothing a
+     * racing close could rely on, and its barrier stops the JIT from keeping the region and
+     * segment checks of a scan's off-heap reads in registers (one such check per scanned entry).
+     */
     void checkOpen() {
-        if (closed) throw new IllegalStateException("the map is closed");
+        if ((boolean) CLOSED.getOpaque(this)) throw new IllegalStateException("the map is closed");
+    }
+
+    private static final java.lang.invoke.VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = java.lang.invoke.MethodHandles.lookup().findVarHandle(InternalOakMap.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     // ---- locating ------------------------------------------------------------------------------
@@ -170,6 +187,41 @@ final class InternalOakMap<K, V> {
             int r = c.search(keys, probe);
             if (r == Chunk.RETRY) continue;
             return r > 0 ? c.value(r) : 0;
+        }
+    }
+
+    /**
+     * {@code zc().get}: a buffer over the value mapped to {@code probe}, holding a snapshot of it
+     * (see {@link ValueSlices#snapshot}); null if there is none. Same result and linearization
+     * point as {@link #lookup} followed by a snapshot, with one difference in order: when the
+     * prefix search lands on an entry of the sorted prefix, the value's lock word is loaded before
+     * the key is read to confirm the entry, so that the cache misses on the key slice and on the
+     * value slice overlap instead of following one another. The entry's key is immutable, so
+     * confirming it afterwards is as good as before; if it is another key (a prefix collision) or
+     * the snapshot fails, the full search and read decide.
+     */
+    ValueBuffer getBuffer(Object probe) {
+        while (true) {
+            Chunk c = locate(probe);
+            long prefix = keys.prefixOfProbe(probe);
+            int r = c.prefixSearch(prefix);
+            if (r > 0) {
+                long v = c.value(r); // acquire: the slice was initialised before v was published
+                long lw = v == 0 ? 0 : values.lockWordAcquire(v);
+                int cmp = keys.compare(probe, c.key(r));
+                if (cmp == KeySlices.RETRY) continue; // c was replaced and r's key retired
+                if (cmp == 0 && ValueSlices.isPresent(lw) && values.stillLive(v)) return new ValueBuffer(this, v, lw);
+                if (cmp != 0) r = c.search(keys, probe); // another key with the same prefix
+            } else {
+                r = c.walk(keys, probe, prefix, -r - 1);
+            }
+            if (r == Chunk.RETRY) continue;
+            long p = r > 0 ? c.value(r) : 0;
+            if (p == 0) return null;
+            long lw = values.snapshot(p);
+            if (lw != 0) return new ValueBuffer(this, p, lw);
+            p = liveValue(probe); // removed, moved or being written: the full path
+            return p == 0 ? null : new ValueBuffer(this, p, 0);
         }
     }
 

@@ -11,35 +11,30 @@ import java.util.function.Function;
  * move from a removal and reports {@link RemovedValueException}: a fresh {@code get} finds the
  * value again.
  */
-final class ValueBuffer implements OakReadBuffer, ValueSlices.SnapshotSink {
+final class ValueBuffer implements OakReadBuffer {
     private final InternalOakMap<?, ?> map;
     /** The value slice (re-pointed by stream iterators, and when the value moves). */
     private long ptr;
-    ValueBuffer(InternalOakMap<?, ?> map, long ptr) {
+    ValueBuffer(InternalOakMap<?, ?> map, long ptr, long lockWord) {
         this.map = map;
         this.ptr = ptr;
-    }
-
-    void pointTo(long ptr) {
-        this.ptr = ptr;
-        this.snapStamp = 0;
-    }
-
-    @Override
-    public void snapshot(long stamp, long lockWord) {
-        this.snapStamp = stamp;
         this.snapLockWord = lockWord;
     }
 
-    /** Points at {@code ptr} with a validated snapshot of it (see {@link Cursor#valueStamp}). */
-    void pointTo(long ptr, long stamp, long lockWord) {
+    /**
+     * Points at {@code ptr}; {@code lockWord} is a {@link ValueSlices#snapshot} of it taken by the
+     * caller (see {@link Cursor#valueLockWord}), or 0 for none.
+     */
+    void pointTo(long ptr, long lockWord) {
         this.ptr = ptr;
-        this.snapStamp = stamp;
         this.snapLockWord = lockWord;
     }
 
-    /** A cursor's snapshot of {@link #ptr} (0: none); dropped once it no longer validates. */
-    private long snapStamp, snapLockWord;
+    /**
+     * A snapshot of {@link #ptr}'s lock word taken by whoever pointed the buffer (0: none), so the
+     * first read continues it instead of starting afresh; dropped once it no longer holds.
+     */
+    private long snapLockWord;
 
     @Override
     public int size() {
@@ -56,7 +51,7 @@ final class ValueBuffer implements OakReadBuffer, ValueSlices.SnapshotSink {
             if (r != ValueSlices.GONE) return (T) r;
             long q = follow(p);
             ptr = q; // racy re-pointing is fine: every holder of p would follow the same way
-            snapStamp = 0;
+            snapLockWord = 0;
         }
     }
 
@@ -64,14 +59,20 @@ final class ValueBuffer implements OakReadBuffer, ValueSlices.SnapshotSink {
 
     private long bits(int offset, int width) {
         map.checkOpen();
-        if (snapStamp != 0) {
+        long lw = snapLockWord;
+        if (lw != 0) {
             try {
-                return map.values.readBitsSince(ptr, snapStamp, snapLockWord, offset, width);
+                return map.values.readBitsSince(ptr, lw, offset, width);
             } catch (RuntimeException e) {
                 if (e != ValueSlices.GONE_SIGNAL) throw e;
-                snapStamp = 0; // changed since the scan looked: read afresh
+                snapLockWord = 0; // changed since the snapshot: read afresh
             }
         }
+        return bitsAfresh(offset, width);
+    }
+
+    /** {@link #bits} without a snapshot: a full read, following moves. */
+    private long bitsAfresh(int offset, int width) {
         while (true) {
             long p = ptr;
             try {
@@ -80,7 +81,6 @@ final class ValueBuffer implements OakReadBuffer, ValueSlices.SnapshotSink {
                 if (e != ValueSlices.GONE_SIGNAL) throw e;
             }
             ptr = follow(p);
-            snapStamp = 0;
         }
     }
 

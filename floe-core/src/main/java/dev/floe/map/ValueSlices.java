@@ -4,6 +4,7 @@ import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.function.Function;
 
 /**
@@ -37,6 +38,24 @@ import java.util.function.Function;
  * must be unchanged (no write completed or started meanwhile) and the Nova header unchanged (the
  * slice was not deleted and reused: a reused slice could carry an equal lock word). Both checks
  * are needed; either alone accepts a torn or foreign value.
+ *
+ * <h2>Scans and zero-copy gets: the lock word first</h2>
+ * The hot paths ({@link #snapshot}, {@link #readBitsSince}) read in a cheaper order that needs
+ * no stamp: lock word (acquire), the user's loads, a load fence, the lock word again (acquire,
+ * must be unchanged), and last the Nova header (plain, {@link Nova#isLiveOwned}: the pointer's
+ * incarnation still live). Why that suffices: every pointer the map reads a value through was
+ * published after its slice was allocated and initialised (entry CAS, chunk fill, or the forward
+ * pointer under the M release store) and the reader acquired it, so the incarnation it names
+ * began before the reader's first lock-word load. A version names one incarnation and a deleted
+ * one never becomes live again (its block is reissued with a new version), so a header that
+ * shows it live after the loads means it was live throughout them: no load in between read a
+ * later incarnation's bytes. (As for every optimistic read here and in StampedLock, that last
+ * step rests on the ordering of the reader's loads, the fence and acquires above, and on the
+ * later incarnation's writes following the delete CAS and the allocator's CASes that hand its
+ * block out.) Within one incarnation the seqlock argument is the usual one. The cursor's presence
+ * check is the first half of this read (lock word, header); a stream buffer's first read
+ * continues from it. Every store of a lock word is a release store or a CAS, including the
+ * initial one in {@link #allocate}.
  *
  * <h2>Writers</h2>
  * A writer protects the slice with a Nova hazard slot first (so it cannot be freed and reused
@@ -87,7 +106,9 @@ final class ValueSlices {
         long ptr = nova.allocate(block - nova.headerBytes());
         long at = nova.dataOffset(ptr);
         region.setLongPlain(at + 8, 0);
-        region.setLongPlain(at, withLength(0, size)); // published with the pointer (CAS or release)
+        // published with the pointer (CAS or release); a release store itself so that every lock
+        // word store is one (see "the lock word first" above)
+        region.setLongRelease(at, withLength(0, size));
         return ptr;
     }
 
@@ -99,7 +120,7 @@ final class ValueSlices {
 
     /** Sets the value length of a private slice (before it is published). */
     void setPrivateLength(long ptr, int size) {
-        region.setLongPlain(nova.dataOffset(ptr), withLength(0, size));
+        region.setLongRelease(nova.dataOffset(ptr), withLength(0, size)); // release: see allocate
     }
 
     /** A writable view of the first {@code size} value bytes of a slice the caller owns or locks. */
@@ -153,49 +174,93 @@ final class ValueSlices {
                 backOff(spins);
                 continue;
             }
+            long field;
             try {
-                return readBitsSince(ptr, st, lw, offset, width);
-            } catch (RuntimeException e) {
-                if (e != GONE_SIGNAL) throw e; // changed since (st, lw) were read: again
+                field = checkedField(offset, width, lw);
+            } catch (IndexOutOfBoundsException e) {
+                if (stable(ptr, st, at, lw)) throw e; // outside a stable value: the caller's error
+                continue;
             }
+            long bits = region.getBits(at + HEADER + field, width);
+            if (stable(ptr, st, at, lw)) return bits;
         }
     }
 
-    /** Receives a validated seqlock snapshot of a value ({@link #snapshot}). */
-    interface SnapshotSink {
-        void snapshot(long stamp, long lockWord);
+    /**
+     * The lock word of the value in {@code ptr} (a pointer the caller acquired, see "the lock word
+     * first" above) if the value is present there: live, not locked, not moved, not removed; else
+     * 0 and the caller resolves. One acquire load and one plain load: the lock word, then the
+     * Nova header, which proves the lock word was this incarnation's. The returned word is the
+     * snapshot {@link #readBitsSince} continues from. (A lock word of 0, memory never written or
+     * given back, also returns 0: the caller's slow path handles it.)
+     */
+    long snapshot(long ptr) {
+        long lw = lockWordAcquire(ptr);
+        return isPresent(lw) && stillLive(ptr) ? lw : 0;
     }
 
     /**
-     * If the value in {@code ptr} is live, not locked and not moved, hands its Nova stamp and lock
-     * word (validated) to {@code sink} and returns true; otherwise returns false and the caller
-     * resolves. (A lock word of 0, an empty value never written, also returns false: the
-     * caller's slow path handles it correctly.)
+     * The first half of {@link #snapshot}: the lock word of {@code ptr}'s slice (acquire load:
+     * LoadLoad before every later load, the header check's included). Tells nothing until
+     * {@link #stillLive} or {@link #sameIncarnation} confirms it was this incarnation's.
      */
-    boolean snapshot(long ptr, SnapshotSink sink) {
-        long st = nova.beginReadOwned(ptr);
-        if (st == 0 || Nova.isDeletedStamp(st)) return false;
-        long lw = region.getLongAcquire(nova.dataOffset(ptr));
-        if (lw <= 0 || (lw & (REMOVED | MOVED | LOCKED)) != 0 || !nova.validate(ptr, st)) return false;
-        sink.snapshot(st, lw);
-        return true;
+    long lockWordAcquire(long ptr) {
+        return region.getLongAcquire(nova.dataOffset(ptr));
+    }
+
+    /** Whether lock word {@code lw} shows a present value: written, not locked, moved or removed. */
+    static boolean isPresent(long lw) {
+        return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0;
+    }
+
+    /** Whether lock word {@code lw} shows a removed value (that was not moved). */
+    static boolean isRemoved(long lw) {
+        return (lw & (REMOVED | MOVED)) == REMOVED;
     }
 
     /**
-     * {@link #readBits} from a snapshot ({@code stamp}, {@code lockWord}) read and validated
-     * earlier: the data loads, then the usual validation. The seqlock argument is unchanged (the
-     * lock word was acquired before these loads and is re-checked after them). Throws
-     * {@link #GONE_SIGNAL} if the value changed since the snapshot (the caller reads afresh).
+     * The second half of {@link #snapshot}: whether {@code ptr}'s incarnation is still live, so
+     * that a lock word acquired from it earlier was its own (one plain header load, ordered after
+     * that acquire).
      */
-    long readBitsSince(long ptr, long stamp, long lockWord, long offset, int width) {
+    boolean stillLive(long ptr) {
+        return nova.isLiveOwned(ptr);
+    }
+
+    /**
+     * The second half for a lock word that shows the value removed: whether {@code ptr}'s
+     * incarnation, deleted or not, still holds its block, so that the lock word acquired from it
+     * earlier was its own and the value was removed when it was read (R is final, and is stored
+     * before the slice is deleted).
+     */
+    boolean sameIncarnation(long ptr) {
+        return nova.beginReadOwned(ptr) != 0;
+    }
+
+    /**
+     * {@link #readBits} continued from a {@link #snapshot} {@code lockWord}: the data loads, a load
+     * fence, the lock word again (acquire, unchanged: no write began or completed since the
+     * snapshot), then the header (the incarnation still live, so every load since the snapshot
+     * read its bytes). Throws {@link #GONE_SIGNAL} if the value changed since the snapshot (the
+     * caller reads afresh).
+     */
+    long readBitsSince(long ptr, long lockWord, long offset, int width) {
         long at = nova.dataOffset(ptr);
         int len = length(lockWord);
         boolean inside = offset >= 0 && offset <= len - width;
         // read the field straight from the region (no view per read); inside bounds it to the value
         long bits = inside ? region.getBits(at + HEADER + offset, width) : 0;
-        if (!stable(ptr, stamp, at, lockWord)) throw GONE_SIGNAL;
+        VarHandle.loadLoadFence(); // the data loads before the re-check
+        if (region.getLongAcquire(at) != lockWord || !nova.isLiveOwned(ptr)) throw GONE_SIGNAL;
         if (!inside) throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
         return bits;
+    }
+
+    /** {@code offset} if a {@code width}-byte field there lies inside a value of lock word {@code lw}. */
+    private static long checkedField(long offset, int width, long lw) {
+        int len = length(lw);
+        if (offset >= 0 && offset <= len - width) return offset;
+        throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
     }
 
     /** {@link #readBits}'s "the slice no longer holds the value" (no stack trace: control flow). */

@@ -50,14 +50,9 @@ public final class ZeroCopyMap<K, V> {
         Objects.requireNonNull(key, "null keys are not allowed");
         if (!inRange(key)) return null;
         core.checkOpen();
-        long p = core.lookup(key);
-        if (p == 0) return null;
-        ValueBuffer b = new ValueBuffer(core, p);
-        // Common case: the entry's slice is live; its validated snapshot (the linearization point)
-        // lets the buffer's first read skip re-reading the stamp and lock word.
-        if (core.values.snapshot(p, b)) return b;
-        p = core.liveValue(key); // removed, moved or being written: the full path
-        return p == 0 ? null : new ValueBuffer(core, p);
+        // the buffer holds the snapshot (the linearization point when present), so its first read
+        // continues from it instead of reading the lock word afresh
+        return core.getBuffer(key);
     }
 
     /** Maps {@code key} to {@code value} (in place when the new value fits the old one's slice). */
@@ -224,7 +219,7 @@ public final class ZeroCopyMap<K, V> {
             this.kind = kind;
             this.stream = stream;
             this.keyBuffer = stream ? new KeyBuffer(core, 0) : null;
-            this.valueBuffer = stream ? new ValueBuffer(core, 0) : null;
+            this.valueBuffer = stream ? new ValueBuffer(core, 0, 0) : null;
             this.entry = stream ? new StreamEntry(keyBuffer, valueBuffer) : null;
         }
 
@@ -249,13 +244,12 @@ public final class ZeroCopyMap<K, V> {
             OakReadBuffer kb, vb;
             if (stream) {
                 keyBuffer.pointTo(k);
-                if (cursor.valueStamp != 0) valueBuffer.pointTo(v, cursor.valueStamp, cursor.valueLockWord);
-                else valueBuffer.pointTo(v);
+                valueBuffer.pointTo(v, cursor.valueLockWord);
                 kb = keyBuffer;
                 vb = valueBuffer;
             } else {
                 kb = kind == Kind.VALUES ? null : new KeyBuffer(core, k);
-                vb = kind == Kind.KEYS ? null : new ValueBuffer(core, v);
+                vb = kind == Kind.KEYS ? null : new ValueBuffer(core, v, 0);
             }
             return (T) switch (kind) {
                 case KEYS -> kb;

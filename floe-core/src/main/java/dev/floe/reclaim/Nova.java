@@ -180,6 +180,21 @@ public final class Nova extends RetiringSomar {
         return access.ownedIncarnationHeaderAcquire(ptr);
     }
 
+    /**
+     * For an owned pointer (see {@link #beginReadOwned}): whether its slice is live right now
+     * (neither deleted nor its block reused), from one <em>plain</em> load of the header. For
+     * structures that end an optimistic read with this check instead of {@link #validate}: the
+     * caller orders the loads it validates before this one (an acquire load or a fence), and
+     * must know that the incarnation began before those loads (it acquired the pointer from
+     * where it was published after {@link #allocate}). A live header after the loads then means
+     * the incarnation was live throughout them, because a version names one incarnation and a
+     * deleted incarnation never becomes live again.
+     */
+    public boolean isLiveOwned(long ptr) {
+        long h = access.ownedLiveHeaderPlain(ptr);
+        return h != 0;
+    }
+
     /** Whether a stamp from {@link #beginReadAny} describes a deleted slice. */
     public static boolean isDeletedStamp(long stamp) {
         return SliceHeader.isDeleted(stamp);

@@ -157,6 +157,14 @@ final class SliceAccess {
         return SliceHeader.matches(h & ~SliceHeader.DELETED, ptr) ? h : 0;
     }
 
+    /** {@link #liveHeaderPlain} for an owned pointer (see {@link #ownedIncarnationHeaderAcquire}). */
+    long ownedLiveHeaderPlain(long ptr) {
+        if (!stableGeometry || magic != 0) return liveHeaderPlain(ptr);
+        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        long h = region.getLongPlain(SafePointer.headerOffset(ptr) + state);
+        return SliceHeader.matches(h, ptr) ? h : 0;
+    }
+
     /** {@link #liveHeaderVolatile} for an owned pointer (see {@link #ownedIncarnationHeaderAcquire}). */
     long ownedLiveHeaderVolatile(long ptr) {
         if (!stableGeometry || magic != 0) return liveHeaderVolatile(ptr);

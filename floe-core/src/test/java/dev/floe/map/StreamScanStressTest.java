@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Stream scans and zc gets hand a validated snapshot of each value to the buffer
- * ({@link ValueBuffer#pointTo(long, long, long)}, {@link ValueSlices#snapshot}), whose first read
+ * ({@link ValueBuffer#pointTo(long, long)}, {@link ValueSlices#snapshot}), whose first read
  * then validates only after its data loads. Under churn (removes whose slices Nova reclaims and reuses with batch 1, puts,
  * in-place computes), every value a stream scan accepts must belong to its key: the first long
  * encodes the key, and a read of reused or foreign memory would show another key or garbage.

@@ -74,6 +74,23 @@ class NovaStampApiTest {
     }
 
     @Test
+    void isLiveOwnedIsTrueOnlyWhileTheIncarnationLives() {
+        long p = nova.allocate(24);
+        assertTrue(nova.isLiveOwned(p));
+        assertTrue(nova.delete(p));
+        assertFalse(nova.isLiveOwned(p), "deleted, not yet reused");
+        assertFalse(nova.isLiveOwned(SafePointer.markDeleted(p)));
+        nova.reclaimNow();
+        long q;
+        do {
+            q = nova.allocate(24);
+        } while (SafePointer.headerOffset(q) != SafePointer.headerOffset(p));
+        assertFalse(nova.isLiveOwned(p), "reused: the old incarnation is not live");
+        assertTrue(nova.isLiveOwned(q));
+        assertFalse(nova.isLiveOwned(0), "version 0 is never live");
+    }
+
+    @Test
     void randomLongsNeverValidate() {
         Random r = new Random(7);
         for (int i = 0; i < 20_000; i++) {
