@@ -1,5 +1,6 @@
 package dev.floe.handle;
 
+import dev.floe.memory.BackgroundPriority;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -17,14 +18,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li><b>waiting</b>: wake every {@code wakeInterval} (500 ms); if F &gt; F_ub, start
  *       defragmenting.</li>
- *   <li><b>defragmenting</b>: run a pass that moves at most alpha × live bytes; it took T_pass;
- *       if F &lt; F_lb or the pass moved nothing (no opportunity: pinned, or F is only internal
- *       to size classes), go back to waiting; else sleep T_pass / O_ub, so passes use at most
- *       O_ub of one core.</li>
+ *   <li><b>defragmenting</b>: run a pass that moves at most alpha × live bytes; it took T_pass
+ *       of CPU time; if F &lt; F_lb or the pass moved nothing (no opportunity: pinned, or F is
+ *       only internal to size classes), go back to waiting; else sleep T_pass / O_ub, so passes
+ *       use at most O_ub of one core.</li>
  * </ul>
  * ALASKA's passes run inside a stop-the-world barrier, so their length is a pause; here a pass
  * runs beside the application and only the handful of objects marked in one batch
  * ({@value #BATCH}) are in flight at a time, and readers and writers never wait for them.
+ *
+ * <h2>Scheduling</h2>
+ * By default the loop thread moves itself to Linux's {@code SCHED_IDLE} class
+ * ({@link DefragConfig#lowPriority}, {@link dev.floe.memory.BackgroundPriority}): it never
+ * preempts an application thread and runs on cores the application leaves free. At normal
+ * priority, a pass that wakes while every core is busy (the application, the JIT compiler) took an
+ * application thread's core for a whole 4 ms scheduler tick. The price: on a machine whose cores
+ * are busy all the time, passes wait (and memory is given back later); {@code withLowPriority(false)}
+ * keeps the normal class. No lock is shared with the application (see {@link AnchorageHeap}), so an
+ * idle-class thread cannot hold one up; only {@link #runPass} callers wait for a pass in progress.
  *
  * <h2>A pass</h2>
  * For each size class, {@link AnchorageHeap#evacuationCandidates} marks the sparsest chunks the
@@ -44,6 +55,8 @@ public final class Anchorage implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stopped;
     private volatile boolean defragmenting;
+    /** Whether the loop thread runs at the lowest CPU priority ({@link DefragConfig#lowPriority}). */
+    private volatile boolean lowPriority;
 
     // statistics, written under passLock, read racily (volatile)
     private volatile long passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves;
@@ -82,6 +95,7 @@ public final class Anchorage implements AutoCloseable {
     }
 
     private void loop() {
+        if (config.lowPriority()) lowPriority = BackgroundPriority.lowerCurrentThread();
         long wake = config.wakeInterval().toNanos();
         while (!stopped) {
             if (!defragmenting) {
@@ -90,7 +104,10 @@ public final class Anchorage implements AutoCloseable {
                 defragmenting = config.moveEverything() || heap.fragmentation() > config.fragmentationHigh();
                 continue;
             }
-            long t0 = System.nanoTime();
+            // T_pass is the pass's CPU time: the overhead O_ub bounds is CPU taken from the
+            // application, and a pass in the idle scheduling class may wait for a free core for
+            // far longer than it computes (ALASKA's passes stop the world, where the two agree)
+            long t0 = passClock();
             long moved;
             try {
                 moved = runPass();
@@ -101,7 +118,7 @@ public final class Anchorage implements AutoCloseable {
                         "defragmentation pass failed; waiting before the next one", e);
                 moved = 0; // back to waiting
             }
-            long took = System.nanoTime() - t0;
+            long took = passClock() - t0;
             if (!config.moveEverything()
                     && (moved == 0 || heap.fragmentation() < config.fragmentationLow())) {
                 defragmenting = false;
@@ -109,6 +126,13 @@ public final class Anchorage implements AutoCloseable {
                 sleep((long) (took / config.overheadBound()));
             }
         }
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** The loop thread's CPU time, or wall-clock time where the JVM cannot measure thread CPU time. */
+    private static long passClock() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     /** Parks for {@code nanos} (despite spurious wake-ups) or until {@link #close()}. */
@@ -198,6 +222,14 @@ public final class Anchorage implements AutoCloseable {
     /** Passes of the background loop that failed with an exception (logged at WARNING). */
     public long failedPasses() {
         return failures;
+    }
+
+    /**
+     * Whether the background loop's thread runs at the lowest CPU scheduling priority: asked for
+     * by {@link DefragConfig#lowPriority} and granted by the platform (Linux with native access).
+     */
+    public boolean runsAtLowPriority() {
+        return lowPriority;
     }
 
     /** Whether the background loop runs (started and not closed). */

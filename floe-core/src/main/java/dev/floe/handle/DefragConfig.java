@@ -16,13 +16,19 @@ import java.time.Duration;
  * @param wakeInterval      how often the waiting state measures fragmentation
  * @param moveEverything    test mode: every pass moves every unpinned object (to fresh chunks),
  *                          whatever the fragmentation; bounds and alpha are ignored
+ * @param lowPriority       the service thread runs in the lowest CPU scheduling class (Linux
+ *                          {@code SCHED_IDLE}, {@link dev.floe.memory.BackgroundPriority}), so that
+ *                          it uses only CPU time the application leaves idle and never preempts
+ *                          an application thread (default; not part of the paper, whose passes
+ *                          stop the application anyway)
  */
 public record DefragConfig(double fragmentationLow, double fragmentationHigh, double overheadBound,
-                           double aggression, Duration wakeInterval, boolean moveEverything) {
+                           double aggression, Duration wakeInterval, boolean moveEverything,
+                           boolean lowPriority) {
 
-    /** The paper's defaults. */
+    /** The paper's defaults, with the service thread in the idle scheduling class. */
     public static final DefragConfig DEFAULTS =
-            new DefragConfig(1.05, 1.4, 0.05, 0.10, Duration.ofMillis(500), false);
+            new DefragConfig(1.05, 1.4, 0.05, 0.10, Duration.ofMillis(500), false, true);
 
     public DefragConfig {
         if (!(fragmentationLow >= 1.0) || !(fragmentationHigh >= fragmentationLow)) {
@@ -40,22 +46,26 @@ public record DefragConfig(double fragmentationLow, double fragmentationHigh, do
     }
 
     public DefragConfig withWakeInterval(Duration d) {
-        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, d, moveEverything);
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, d, moveEverything, lowPriority);
     }
 
     public DefragConfig withMoveEverything(boolean all) {
-        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, wakeInterval, all);
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, wakeInterval, all, lowPriority);
     }
 
     public DefragConfig withBounds(double low, double high) {
-        return new DefragConfig(low, high, overheadBound, aggression, wakeInterval, moveEverything);
+        return new DefragConfig(low, high, overheadBound, aggression, wakeInterval, moveEverything, lowPriority);
     }
 
     public DefragConfig withAggression(double alpha) {
-        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, alpha, wakeInterval, moveEverything);
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, alpha, wakeInterval, moveEverything, lowPriority);
     }
 
     public DefragConfig withOverheadBound(double oUb) {
-        return new DefragConfig(fragmentationLow, fragmentationHigh, oUb, aggression, wakeInterval, moveEverything);
+        return new DefragConfig(fragmentationLow, fragmentationHigh, oUb, aggression, wakeInterval, moveEverything, lowPriority);
+    }
+
+    public DefragConfig withLowPriority(boolean low) {
+        return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, wakeInterval, moveEverything, low);
     }
 }

@@ -52,7 +52,8 @@ import java.util.Objects;
  *       marked object: if pinned, CAS the mark away (back off); else copy its bytes to a new
  *       block and CAS the state from the MOVING value it set to live-at-the-new-offset. If that
  *       CAS fails (a pinner cancelled, or the handle was freed), the copy was never published
- *       and its block is freed at once; if it succeeds, the old block is retired.</li>
+ *       and its block is freed at once; if it succeeds, the old block is retired to the batch's
+ *       own list, which the relocating thread frees when the batch ends (see "The old copy").</li>
  *   <li><b>free</b>: load meta (version must match), state (not FREE), meta again (unchanged);
  *       CAS state to FREE (keeping the offset; cancels a move). Exactly one of racing frees wins.
  *       The id is retired; when a drain finds no pin holding the id, the block at the FREE
@@ -94,7 +95,11 @@ import java.util.Objects;
  *
  * <p><b>The old copy</b> of a moved object is retired rather than freed in place, like a deleted
  * slice: no pin can hold it (see above) and optimistic readers still looking at it fail their
- * validation, so its drain frees it without a pin check.
+ * validation, so it is freed without a pin check. Its retire list is the relocating thread's own:
+ * the old copies of a batch are freed by that thread once every move of the batch is published,
+ * never by an application thread that happens to fill a shared retire batch (the service's
+ * reclamation work, and the {@code madvise} of the chunks it empties, stay on the service's
+ * thread).
  *
  * <p><b>Progress.</b> Reads, pins and writes are lock-free against the mover (a pinner never
  * waits for a move: it cancels it), and the mover never waits for anyone (it backs off from pins).
@@ -111,8 +116,6 @@ import java.util.Objects;
 public final class HandleSpace implements AutoCloseable {
     /** Optimistic read attempts before a read pins. */
     static final int OPTIMISTIC_ATTEMPTS = 4;
-    /** Retire reference tag: an old copy of a moved object (else the reference is a freed id). */
-    private static final long OLD_COPY = 1L << 62;
     /** Default upper bound on live handles. */
     public static final long DEFAULT_MAX_HANDLES = 1L << 28;
 
@@ -314,7 +317,7 @@ public final class HandleSpace implements AutoCloseable {
     }
 
     /**
-     * Offers every retired id and old copy to reclamation now (normally this happens when a
+     * Offers every retired id to reclamation now (normally this happens when a
      * retire batch fills): afterwards, everything retired before the call and not pinned has gone
      * back to the service, except what a stalled retiring thread has not finished adding.
      */
@@ -366,6 +369,8 @@ public final class HandleSpace implements AutoCloseable {
         }
         if (markedCount == 0) return new Moves(0, 0, 0, 0);
         long[] pinned = pins.snapshot();
+        long[] oldCopies = new long[markedCount]; // this relocation's own retire list
+        int oldCount = 0;
         int moved = 0, held = 0, cancelled = 0;
         long bytes = 0;
         for (int i = 0; i < n; i++) {
@@ -389,7 +394,7 @@ public final class HandleSpace implements AutoCloseable {
             }
             MemorySegment.copy(region.slice(from[i], size), 0, region.slice(to, size), 0, size);
             if (table.casState(id, m, EntryState.live(m, to))) { // publishes the copy (volatile write)
-                retired.add(OLD_COPY | from[i]);
+                oldCopies[oldCount++] = from[i];
                 moved++;
                 bytes += service.usableSize(to);
             } else {
@@ -397,18 +402,15 @@ public final class HandleSpace implements AutoCloseable {
                 cancelled++;
             }
         }
+        for (int i = 0; i < oldCount; i++) service.free(oldCopies[i]); // the batch's moves are all published
         return new Moves(moved, held, cancelled, bytes);
     }
 
-    /** Drain of the retire batches: old copies go back at once, freed ids when no pin holds them. */
+    /** Drain of the retire batches: freed ids go back when no pin holds them. */
     private void drain(long[] refs, int count) {
         long[] pinned = null;
         for (int i = 0; i < count; i++) {
             long r = refs[i];
-            if ((r & OLD_COPY) != 0) {
-                service.free(r & ~OLD_COPY);
-                continue;
-            }
             if (pinned == null) pinned = pins.snapshot(); // after the frees' CASes (batch acquire)
             if (HazardSlots.contains(pinned, r)) {
                 retired.add(r); // still pinned: retried at a later drain

@@ -182,6 +182,25 @@ final class Libc {
         return counted;
     }
 
+    /**
+     * Moves the calling thread to the {@code SCHED_IDLE} scheduling policy ({@code
+     * sched_setscheduler(0, SCHED_IDLE, {0})}; pid 0 is the calling thread): it runs only when no
+     * normal thread wants its CPU and never preempts one when it wakes. Lowering a thread's policy
+     * needs no privilege. Returns whether the call succeeded.
+     */
+    static boolean setCurrentThreadIdlePolicy() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment param = a.allocate(JAVA_INT); // struct sched_param { int sched_priority = 0; }
+            return (int) SCHED_SETSCHEDULER.invokeExact(0, SCHED_IDLE, param) == 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static final int SCHED_IDLE = 5;
+    private static final MethodHandle SCHED_SETSCHEDULER = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("sched_setscheduler"), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+
     private static int errno(MemorySegment state) {
         return (int) ERRNO.get(state, 0L);
     }

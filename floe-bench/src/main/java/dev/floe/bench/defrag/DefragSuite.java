@@ -42,7 +42,11 @@ import java.util.Optional;
  * noise.
  *
  * <p>Isolation: one worker JVM per implementation runs its three runs in turn (each run builds
- * and closes its own allocator, so the store's resident bytes start at zero every run).
+ * and closes its own allocator, so the store's resident bytes start at zero every run). Its
+ * warm-up repeats scaled-down runs, each followed by one defragmentation pass for
+ * {@code handles-defrag}, so that the JIT has compiled the service's code before the measured
+ * runs (left to the first measured run, that compilation competes for the two cores and
+ * deoptimizes shared paths, which shows as multi-millisecond stalls of the first run only).
  */
 public final class DefragSuite implements Suite {
     public static final String LRU_CHURN = "lru-churn";
@@ -128,8 +132,12 @@ public final class DefragSuite implements Suite {
         if (trial.warmupSeconds() > 0) {
             long until = System.nanoTime() + (long) (trial.warmupSeconds() * 1e9);
             do {
+                // scaled-down runs, each followed by one pass of the service (for handles-defrag),
+                // which the measured run's 0.5 s wake-up would otherwise leave to the measured run
+                // to compile: warm-up compiles the service's code as well as the workload's
                 try (ValueStore warm = open(trial.impl())) {
                     LruChurn.measure(warm, sizes.scaled(20), 0.01);
+                    warm.runBackgroundWorkOnce();
                 }
             } while (System.nanoTime() < until);
         }

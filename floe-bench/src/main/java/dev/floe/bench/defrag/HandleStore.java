@@ -44,6 +44,11 @@ final class HandleStore implements ValueStore {
     }
 
     @Override
+    public void runBackgroundWorkOnce() {
+        if (service != null) service.runPass();
+    }
+
+    @Override
     public long residentBytes() {
         return allocator.stats().residentBytes();
     }

@@ -28,6 +28,12 @@ interface ValueStore extends AutoCloseable {
 
     long liveBytes();
 
+    /**
+     * Runs the store's background work once now (a defragmentation pass), so that a warm-up also
+     * compiles the code the measured run's background work will use; nothing for stores without any.
+     */
+    default void runBackgroundWorkOnce() {}
+
     /** Suite-specific numbers for {@code extra} (service statistics), at the end of a run. */
     java.util.Map<String, Double> extra();
 

@@ -1,37 +1,47 @@
 package dev.floe.bench.harness;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingStream;
+import jdk.jfr.consumer.RecordingFile;
 
 /**
  * The JVM's stop-the-world pauses during a measured stretch (JFR's {@code jdk.ExecuteVMOperation}
  * events that ran at a safepoint: GC pauses, deoptimization sweeps, ...), so that a benchmark can
  * tell an operation stalled by the whole JVM from one stalled by what it measures.
  *
- * <p>Times are converted to {@link System#nanoTime()} through one pairing of the two clocks taken
- * at {@link #start}; the conversion error (tens of microseconds) is covered by a slack of
+ * <p>A plain JFR recording of that one event type, read from its file after {@link #close}: no
+ * thread parses events while the measurement runs (a {@code RecordingStream}'s reader wakes about
+ * every millisecond, which on two cores delays the very threads being measured). Times are
+ * converted to {@link System#nanoTime()} through one pairing of the two clocks taken at
+ * {@link #start}; the conversion error (tens of microseconds) is covered by a slack of
  * {@value #SLACK_NANOS} ns on each side of every pause.
  */
 public final class SafepointPauses implements AutoCloseable {
     /** Slack around each pause for the clock conversion. */
     public static final long SLACK_NANOS = 200_000;
+    private static final String EVENT = "jdk.ExecuteVMOperation";
 
-    private final RecordingStream stream = new RecordingStream();
+    private final Recording recording = new Recording();
     private final long epochNanosAtStart, nanoTimeAtStart;
-    /** Pause intervals {start, end} in nanoTime (added by the stream's thread until {@link #close}). */
+    /** Pause intervals {start, end} in nanoTime, read at {@link #close}. */
     private final List<long[]> pauses = new ArrayList<>();
+    private boolean closed;
 
     private SafepointPauses() {
+        recording.enable(EVENT).withThreshold(Duration.ZERO);
+        recording.setToDisk(true);
         Instant now = Instant.now();
         nanoTimeAtStart = System.nanoTime();
         epochNanosAtStart = now.getEpochSecond() * 1_000_000_000L + now.getNano();
-        stream.enable("jdk.ExecuteVMOperation").withThreshold(Duration.ZERO);
-        stream.onEvent("jdk.ExecuteVMOperation", this::record);
-        stream.startAsync();
+        recording.start();
     }
 
     /** Starts recording pauses. */
@@ -39,43 +49,48 @@ public final class SafepointPauses implements AutoCloseable {
         return new SafepointPauses();
     }
 
-    private void record(RecordedEvent e) {
-        if (!e.getBoolean("safepoint")) return;
-        long begin = toNanoTime(e.getStartTime()), end = toNanoTime(e.getEndTime());
-        synchronized (pauses) {
-            pauses.add(new long[] {begin, end});
-        }
-    }
-
     private long toNanoTime(Instant t) {
         return t.getEpochSecond() * 1_000_000_000L + t.getNano() - epochNanosAtStart + nanoTimeAtStart;
     }
 
-    private boolean closed;
-
-    /** Stops recording, after every pause so far was delivered; closing twice is harmless. */
+    /** Stops recording and reads the pauses; closing twice is harmless. */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
-        stream.stop(); // waits until the recorded events were processed
-        stream.close();
+        recording.stop();
+        Path file = null;
+        try {
+            file = Files.createTempFile("floe-safepoints", ".jfr");
+            recording.dump(file);
+            for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+                if (!e.getEventType().getName().equals(EVENT)) continue; // the file also holds JFR's own events
+                if (e.getBoolean("safepoint")) pauses.add(new long[] {toNanoTime(e.getStartTime()), toNanoTime(e.getEndTime())});
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the JFR recording of safepoint pauses", e);
+        } finally {
+            recording.close();
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException ignored) {
+                    // a temporary file left behind; nothing to report
+                }
+            }
+        }
     }
 
     /** Whether a recorded pause overlaps {@code [from, to]} (nanoTime; call after {@link #close}). */
     public boolean overlaps(long from, long to) {
-        synchronized (pauses) {
-            for (long[] p : pauses) {
-                if (p[0] - SLACK_NANOS <= to && from <= p[1] + SLACK_NANOS) return true;
-            }
+        for (long[] p : pauses) {
+            if (p[0] - SLACK_NANOS <= to && from <= p[1] + SLACK_NANOS) return true;
         }
         return false;
     }
 
-    /** Number of pauses recorded. */
+    /** Number of pauses recorded (after {@link #close}). */
     public int count() {
-        synchronized (pauses) {
-            return pauses.size();
-        }
+        return pauses.size();
     }
 }
