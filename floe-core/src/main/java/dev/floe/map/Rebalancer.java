@@ -34,6 +34,17 @@ import java.util.Arrays;
  * being moved (grown) keeps its locked old pointer in the copy; the mover then finds the entry in
  * the new chunk and installs the new pointer there.
  *
+ * <h2>Which entries are checked</h2>
+ * Whether a value was removed is known only off-heap (its lock word), so checking every entry
+ * costs a cache miss per entry, most of a rebalance's time when the chunk had only inserts. The
+ * copy therefore checks values only in a chunk whose {@link Chunk#removals} count, read after the
+ * freeze, is non-zero; a chunk without counted removals is copied whole. This drops no entry it
+ * should keep, and leaves no removed entry behind for good: a remove counts itself in the chunk
+ * that holds its entry before it returns, and when it finds that chunk frozen it counts again in
+ * the replacement ({@link InternalOakMap#finalizeRemove}), so a removed entry copied unchecked
+ * is counted in its new chunk, whose next rebalance checks and drops it. (Only a remover stalled
+ * between its R store and its count leaves its entry uncounted, until it resumes.)
+ *
  * <h2>Thresholds</h2>
  * Chunks start small ({@code firstChunkEntries}, 16 by default, so an empty map costs a few hundred
  * bytes and thousands of maps are cheap); a rebalance sizes each new chunk at twice its live
@@ -96,12 +107,17 @@ final class Rebalancer<K> {
         }
     }
 
-    /** Appends the live entries of frozen chunk {@code c} to the buffers; returns {live, dropped}. */
+    /**
+     * Appends the live entries of frozen chunk {@code c} to the buffers; returns {live, dropped}.
+     * Reads the values' lock words (one cache miss off-heap per entry) only if the chunk counted
+     * a removal: see "Which entries are checked" above.
+     */
     private int[] collect(Chunk c, int live, int dropped) {
         ValueSlices values = map.values;
+        boolean check = c.removals != 0; // read after the freeze
         for (int e = c.next(0); e != 0; e = c.next(e)) {
             long k = c.key(e), v = c.value(e);
-            if (v != 0 && values.isLive(v)) {
+            if (v != 0 && (!check || values.isLive(v))) {
                 if (live == keysBuf.length) {
                     keysBuf = Arrays.copyOf(keysBuf, live * 2);
                     valuesBuf = Arrays.copyOf(valuesBuf, live * 2);
