@@ -574,10 +574,14 @@ final class InternalOakMap<K, V> {
         nova.deletePrivate(ptr);
     }
 
-    /** Block bytes of a slice this map owns (for the footprint estimate). */
+    /**
+     * Block bytes of a slice this map owns (for the footprint estimate), read before the map
+     * deletes it. The map's own pointer: its header is read without the geometry lookup
+     * ({@link Nova#beginReadOwned}).
+     */
     long footprint(long ptr) {
-        long len = nova.length(ptr);
-        return len < 0 ? 0 : len + nova.headerBytes();
+        long st = nova.beginReadOwned(ptr);
+        return st == 0 ? 0 : Nova.stampLength(st) + nova.headerBytes();
     }
 
     /** Retires a key dropped by a rebalance. */
