@@ -16,7 +16,8 @@ import java.util.Arrays;
  *   <li><b>Freeze</b> the chunks ({@link Chunk#freeze}): no entry of theirs changes after this
  *       (published updates have finished; new ones fail and wait for the lock).</li>
  *   <li><b>Copy</b> the entries whose value is present into new chunks (their key and value
- *       pointers: slices are shared, not copied). The first new chunk keeps the old minKey, so the
+ *       pointers: slices are shared, not copied; which values are checked: see below). The first
+ *       new chunk keeps the old minKey, so the
  *       ranges of the chunk list are unchanged; the others take an on-heap copy of their first
  *       key as minKey.</li>
  *   <li><b>Publish</b>: link the last new chunk to the old successor, set
@@ -25,7 +26,8 @@ import java.util.Arrays;
  *       a chunk has no replacement it is current, which is what a lookup relies on.</li>
  *   <li><b>Index</b>: map every new minKey to its chunk and drop the merged chunk's mapping (the
  *       index may lag the list meanwhile: lookups walk forward and follow replacements).</li>
- *   <li><b>Retire</b> the keys of entries whose value was empty or removed at the copy.</li>
+ *   <li><b>Retire</b> the keys of entries the copy dropped (value empty, or checked and found
+ *       removed).</li>
  * </ol>
  * <b>Why nothing is lost</b>: an update changes an entry only while published, so the copy sees
  * every completed entry change, and updates that had not published retry on the new chunks.
