@@ -58,7 +58,12 @@ final class Chunk {
     /** Entries handed out so far (may exceed capacity: such claims fail). */
     private volatile int allocated;
     private volatile long state;
-    /** Removes of this chunk's entries since it was built (a rebalance trigger; approximate). */
+    /**
+     * Removes counted in this chunk since it was built (approximate: racing increments may lose
+     * one). A rebalance trigger, and a promise the rebalance relies on: once a remove has
+     * finished ({@link InternalOakMap#finalizeRemove}), the chunk holding its entry has a
+     * non-zero count (see {@link Rebalancer}, "Which entries are checked").
+     */
     volatile int removals;
 
     Chunk(KeyCopy minKey, int capacity, int sorted) {
@@ -125,6 +130,11 @@ final class Chunk {
 
     void unpublish() {
         STATE.getAndAdd(this, -1L);
+    }
+
+    /** Whether a rebalance (or close) has frozen the chunk (volatile read). */
+    boolean isFrozen() {
+        return (state & FROZEN) != 0;
     }
 
     /** Stops new updates and waits for the published ones to finish (called under the rebalance lock). */
@@ -201,6 +211,24 @@ final class Chunk {
             } else {
                 hi = mid - 1;
             }
+        }
+        return -(pred + 1);
+    }
+
+    /**
+     * {@link #prefixSearch} continued along the list from {@code pred} (a result of it), still by
+     * order prefixes alone: the first entry of the bypass whose prefix equals {@code prefix}
+     * (> 0), or {@code -(pred + 1)} where {@code pred} is the last entry whose prefix is below it
+     * (so its key is below the probe's: {@link #link} and {@link #walk} may continue from it).
+     * No key is read, so a caller can start loading the value of the entry found before it reads
+     * the key to confirm it.
+     */
+    int prefixWalk(long prefix, int pred) {
+        for (int cur = next(pred); cur != 0; cur = next(cur)) {
+            int c = Long.compareUnsigned(prefix, prefix(cur));
+            if (c == 0) return cur;
+            if (c < 0) break;
+            pred = cur;
         }
         return -(pred + 1);
     }

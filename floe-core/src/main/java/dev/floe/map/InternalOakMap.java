@@ -193,18 +193,20 @@ final class InternalOakMap<K, V> {
     /**
      * {@code zc().get}: a buffer over the value mapped to {@code probe}, holding a snapshot of it
      * (see {@link ValueSlices#snapshot}); null if there is none. Same result and linearization
-     * point as {@link #lookup} followed by a snapshot, with one difference in order: when the
-     * prefix search lands on an entry of the sorted prefix, the value's lock word is loaded before
-     * the key is read to confirm the entry, so that the cache misses on the key slice and on the
-     * value slice overlap instead of following one another. The entry's key is immutable, so
-     * confirming it afterwards is as good as before; if it is another key (a prefix collision) or
-     * the snapshot fails, the full search and read decide.
+     * point as {@link #lookup} followed by a snapshot, with one difference in order: the entry is
+     * found by order prefixes alone (binary search of the sorted prefix, then along the bypass,
+     * both on-heap), and the value's lock word is loaded before the key is read to confirm the
+     * entry, so that the cache misses on the key slice and on the value slice overlap instead of
+     * following one another. The entry's key is immutable, so confirming it afterwards is as good
+     * as before; if it is another key (a prefix collision) or the snapshot fails, the full search
+     * and read decide. No entry with the probe's prefix means no entry with its key.
      */
     ValueBuffer getBuffer(Object probe) {
         while (true) {
             Chunk c = locate(probe);
             long prefix = keys.prefixOfProbe(probe);
             int r = c.prefixSearch(prefix);
+            if (r <= 0) r = c.prefixWalk(prefix, -r - 1);
             if (r > 0) {
                 long v = c.value(r); // acquire: the slice was initialised before v was published
                 long lw = v == 0 ? 0 : values.lockWordAcquire(v);
@@ -212,8 +214,6 @@ final class InternalOakMap<K, V> {
                 if (cmp == KeySlices.RETRY) continue; // c was replaced and r's key retired
                 if (cmp == 0 && ValueSlices.isPresent(lw) && values.stillLive(v)) return new ValueBuffer(this, v, lw);
                 if (cmp != 0) r = c.search(keys, probe); // another key with the same prefix
-            } else {
-                r = c.walk(keys, probe, prefix, -r - 1);
             }
             if (r == Chunk.RETRY) continue;
             long p = r > 0 ? c.value(r) : 0;
@@ -283,7 +283,7 @@ final class InternalOakMap<K, V> {
             while (true) {
                 checkOpen(); // a closed map freezes its chunks: retries must not spin forever
                 Chunk c = locate(key);
-                int r = c.search(keys, key);
+                int r = searchForUpdate(c, key);
                 if (r == Chunk.RETRY) continue;
                 if (r > 0) {
                     long p = c.value(r);
@@ -349,6 +349,28 @@ final class InternalOakMap<K, V> {
             if (newValue != 0) freePrivate(newValue);
             if (newKey != 0) freePrivate(newKey);
         }
+    }
+
+    /**
+     * {@link Chunk#search} for doPut, with {@link #getBuffer}'s order: the entry is found by order
+     * prefixes alone (on-heap), and when one has the probe's prefix its value's lock word is loaded
+     * before the key is read to confirm it, so that the miss on the value slice, which the update
+     * takes next (under its hazard slot and lock, loading the word again), overlaps the miss on
+     * the key slice. The early load's result is not needed: it is an acquire load, which the JIT
+     * keeps. Same results as {@link Chunk#search}: an entry with another key of the same prefix
+     * sends it to the full search; no entry with the prefix means the key is absent, and the last
+     * entry with a smaller prefix is a predecessor {@link Chunk#link} can start from.
+     */
+    private int searchForUpdate(Chunk c, Object probe) {
+        long prefix = keys.prefixOfProbe(probe);
+        int r = c.prefixSearch(prefix);
+        if (r <= 0) r = c.prefixWalk(prefix, -r - 1);
+        if (r <= 0) return r;
+        long v = c.value(r);
+        if (v != 0) values.lockWordAcquire(v);
+        int cmp = keys.compare(probe, c.key(r));
+        if (cmp == KeySlices.RETRY) return Chunk.RETRY;
+        return cmp == 0 ? r : c.search(keys, probe);
     }
 
     /** Marker for "done, and the result is null" in {@link #updatePresent}. */
@@ -496,16 +518,30 @@ final class InternalOakMap<K, V> {
      * Oak's finalizeRemove, reduced to bookkeeping: the entry keeps the removed pointer (readers
      * treat a removed value as no value, and the next put replaces the pointer with a CAS), so
      * an entry's value word never returns to an earlier value, which the linearizable navigation
-     * relies on ({@link Cursor#sameAs}). It counts the removal in the chunk, whose rebalance then
-     * drops the entry and retires its key.
+     * relies on ({@link Cursor#sameAs}). It counts the removal in the chunk that holds the entry,
+     * whose rebalance then drops the entry and retires its key.
+     *
+     * <p>A rebalance checks the values of a chunk's entries only if the chunk counted a removal
+     * (read after the freeze; see {@link Rebalancer}), so the count must reach the chunk that
+     * holds the entry when this returns. The count is a volatile write followed by a volatile read
+     * of the chunk's state, and the rebalance freezes the chunk (volatile read-modify-write)
+     * before it reads the count: by the total order of volatile accesses, either the rebalance
+     * sees the count, or this thread sees the chunk frozen and counts again in the chunk that
+     * replaced it (if its entry was copied there with the removed value; a rebalance that
+     * checked the value dropped the entry instead).
      */
     private void finalizeRemove(Object probe, long removed) {
         while (true) {
+            if (closed) return; // close froze every chunk: nothing left to count
             Chunk c = locate(probe);
             int r = c.search(keys, probe);
             if (r == Chunk.RETRY) continue;
             if (r > 0 && c.value(r) == removed) {
-                c.removals++; // racy count: a trigger, not a fact
+                c.removals++; // racing increments may lose one, never both: still non-zero
+                if (c.isFrozen()) { // a rebalance may have read the count before it: count again where the entry went
+                    awaitRebalance();
+                    continue;
+                }
                 if (c.needsRebalance()) rebalance(c);
             }
             return;
@@ -538,10 +574,14 @@ final class InternalOakMap<K, V> {
         nova.deletePrivate(ptr);
     }
 
-    /** Block bytes of a slice this map owns (for the footprint estimate). */
+    /**
+     * Block bytes of a slice this map owns (for the footprint estimate), read before the map
+     * deletes it. The map's own pointer: its header is read without the geometry lookup
+     * ({@link Nova#beginReadOwned}).
+     */
     long footprint(long ptr) {
-        long len = nova.length(ptr);
-        return len < 0 ? 0 : len + nova.headerBytes();
+        long st = nova.beginReadOwned(ptr);
+        return st == 0 ? 0 : Nova.stampLength(st) + nova.headerBytes();
     }
 
     /** Retires a key dropped by a rebalance. */

@@ -16,7 +16,8 @@ import java.util.Arrays;
  *   <li><b>Freeze</b> the chunks ({@link Chunk#freeze}): no entry of theirs changes after this
  *       (published updates have finished; new ones fail and wait for the lock).</li>
  *   <li><b>Copy</b> the entries whose value is present into new chunks (their key and value
- *       pointers: slices are shared, not copied). The first new chunk keeps the old minKey, so the
+ *       pointers: slices are shared, not copied; which values are checked: see below). The first
+ *       new chunk keeps the old minKey, so the
  *       ranges of the chunk list are unchanged; the others take an on-heap copy of their first
  *       key as minKey.</li>
  *   <li><b>Publish</b>: link the last new chunk to the old successor, set
@@ -25,7 +26,8 @@ import java.util.Arrays;
  *       a chunk has no replacement it is current, which is what a lookup relies on.</li>
  *   <li><b>Index</b>: map every new minKey to its chunk and drop the merged chunk's mapping (the
  *       index may lag the list meanwhile: lookups walk forward and follow replacements).</li>
- *   <li><b>Retire</b> the keys of entries whose value was empty or removed at the copy.</li>
+ *   <li><b>Retire</b> the keys of entries the copy dropped (value empty, or checked and found
+ *       removed).</li>
  * </ol>
  * <b>Why nothing is lost</b>: an update changes an entry only while published, so the copy sees
  * every completed entry change, and updates that had not published retry on the new chunks.
@@ -33,6 +35,17 @@ import java.util.Arrays;
  * chunk points to. A value being removed during the copy is copied and reads as removed. A value
  * being moved (grown) keeps its locked old pointer in the copy; the mover then finds the entry in
  * the new chunk and installs the new pointer there.
+ *
+ * <h2>Which entries are checked</h2>
+ * Whether a value was removed is known only off-heap (its lock word), so checking every entry
+ * costs a cache miss per entry, most of a rebalance's time when the chunk had only inserts. The
+ * copy therefore checks values only in a chunk whose {@link Chunk#removals} count, read after the
+ * freeze, is non-zero; a chunk without counted removals is copied whole. This drops no entry it
+ * should keep, and leaves no removed entry behind for good: a remove counts itself in the chunk
+ * that holds its entry before it returns, and when it finds that chunk frozen it counts again in
+ * the replacement ({@link InternalOakMap#finalizeRemove}), so a removed entry copied unchecked
+ * is counted in its new chunk, whose next rebalance checks and drops it. (Only a remover stalled
+ * between its R store and its count leaves its entry uncounted, until it resumes.)
  *
  * <h2>Thresholds</h2>
  * Chunks start small ({@code firstChunkEntries}, 16 by default, so an empty map costs a few hundred
@@ -96,12 +109,17 @@ final class Rebalancer<K> {
         }
     }
 
-    /** Appends the live entries of frozen chunk {@code c} to the buffers; returns {live, dropped}. */
+    /**
+     * Appends the live entries of frozen chunk {@code c} to the buffers; returns {live, dropped}.
+     * Reads the values' lock words (one cache miss off-heap per entry) only if the chunk counted
+     * a removal: see "Which entries are checked" above.
+     */
     private int[] collect(Chunk c, int live, int dropped) {
         ValueSlices values = map.values;
+        boolean check = c.removals != 0; // read after the freeze
         for (int e = c.next(0); e != 0; e = c.next(e)) {
             long k = c.key(e), v = c.value(e);
-            if (v != 0 && values.isLive(v)) {
+            if (v != 0 && (!check || values.isLive(v))) {
                 if (live == keysBuf.length) {
                     keysBuf = Arrays.copyOf(keysBuf, live * 2);
                     valuesBuf = Arrays.copyOf(valuesBuf, live * 2);

@@ -75,9 +75,11 @@ class ScanFastPathTest {
     }
 
     /**
-     * {@code zc().get} (which reads a value before confirming its key when the prefix search lands
-     * on an entry) finds exactly what the oracle holds: keys whose order prefixes collide (String
-     * prefixes are the first four characters), keys in bypasses, absent keys.
+     * {@code zc().get} and {@code zc().put} / {@code putIfAbsent} (which find an entry by order
+     * prefixes, in the sorted prefix or along a bypass, and load its value before confirming its
+     * key) find exactly what the oracle holds: keys whose order prefixes collide (String prefixes
+     * are the first four characters), keys in bypasses, absent keys; and puts never link a key
+     * twice.
      */
     @Property(tries = 60)
     void zeroCopyGetsFindExactlyTheOracle(@ForAll @IntRange(min = 4, max = 256) int chunk,
@@ -91,9 +93,13 @@ class ScanFastPathTest {
             TreeMap<String, Long> o = new TreeMap<>();
             for (int i = 0; i < ops; i++) {
                 String k = universe.get(r.nextInt(universe.size()));
-                if (r.nextInt(4) == 0) {
+                int dice = r.nextInt(8);
+                if (dice < 2) {
                     m.zc().remove(k);
                     o.remove(k);
+                } else if (dice == 2) {
+                    assertEquals(!o.containsKey(k), m.zc().putIfAbsent(k, (long) i), "putIfAbsent " + k);
+                    o.putIfAbsent(k, (long) i);
                 } else {
                     m.zc().put(k, (long) i);
                     o.put(k, (long) i);
@@ -105,6 +111,8 @@ class ScanFastPathTest {
                 if (want == null) assertEquals(null, b, "absent key " + k);
                 else assertEquals(want, b == null ? null : b.getLong(0), "key " + k);
             }
+            assertEquals(new ArrayList<>(o.keySet()), new ArrayList<>(m.keySet()));
+            assertEquals(o.size(), m.size());
         }
     }
 
