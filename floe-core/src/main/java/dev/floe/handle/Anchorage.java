@@ -41,8 +41,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * For each size class, {@link AnchorageHeap#evacuationCandidates} marks the sparsest chunks the
  * class does not need (so no allocation lands in them), their objects are moved in batches
  * (allocation puts the copies in the lowest-addressed chunks with room), pinned objects stay,
- * and the chunks are handed back ({@link AnchorageHeap#endEvacuation}). Finally the retired old
- * copies are drained, so emptied chunks are released ({@code madvise}) before the pass ends.
+ * and the chunks are handed back ({@link AnchorageHeap#endEvacuation}). Each batch frees its own
+ * old copies when it ends; finally the retired handles are drained, so chunks emptied by frees are
+ * released ({@code madvise}) before the pass ends.
  * Passes are serialized by a lock ({@link #runPass} may be called from any thread, e.g. tests).
  */
 public final class Anchorage implements AutoCloseable {

@@ -103,7 +103,7 @@ public final class DefragSuite implements Suite {
         m.put("rss_sample_ms", LruChurn.SAMPLE_INTERVAL_NANOS / 1_000_000);
         m.put("final_rss_bytes", "resident bytes of the store's allocator region (mincore) at the end");
         m.put("latency", "p99_latency_ns and max_pause_ns over the ops served after the fills");
-        m.put("defrag_config", "paper defaults: F 1.05..1.4, O_ub 5%, alpha 10%, wake 500 ms");
+        m.put("defrag_config", "paper defaults: F 1.05..1.4, O_ub 5% (of CPU time), alpha 10%, wake 500 ms; service thread in SCHED_IDLE");
         m.put("isolation", "one worker JVM per implementation, runs interleaved, fresh allocator per run");
         m.put("runs", s.runs());
         return m;
