@@ -104,6 +104,14 @@ final class Chunk {
         return (long) ENTRY.getAcquire(entries, e * STRIDE + VALUE);
     }
 
+    /**
+     * {@link #value} with a plain load, for a caller that puts an acquire fence after it (a batch
+     * of loads, one fence: see {@code Cursor.readAhead}). A long array element is read whole.
+     */
+    long valuePlain(int e) {
+        return entries[e * STRIDE + VALUE];
+    }
+
     /** Installs a value pointer; the CAS also publishes the value's bytes. */
     boolean casValue(int e, long expected, long value) {
         return ENTRY.compareAndSet(entries, e * STRIDE + VALUE, expected, value);

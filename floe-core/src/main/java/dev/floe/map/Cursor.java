@@ -1,5 +1,7 @@
 package dev.floe.map;
 
+import java.lang.invoke.VarHandle;
+
 /**
  * A scan over the entries of a {@link KeyRange} whose values are present, in either direction;
  * what every iterator and navigation method of the map is built on. Weakly consistent like
@@ -18,16 +20,19 @@ package dev.floe.map;
  * that is the bypass in descending order. Then step back one prefix entry and repeat. A chunk
  * done, look up the chunk before its minKey in the index, bounded by that minKey (exclusive) so
  * that a chunk merged meanwhile cannot return keys already returned. Unlike the paper, after the
- * first bypass (the only one compared with the bound) the scan pushes the bypasses of
- * {@link #STEP_BACK} prefix entries at once, so that the fast path below has entries to read ahead.
+ * first bypass (the only one compared with the bound) the scan pushes the bypasses of as many
+ * prefix entries at once as the fast path below reads ahead next, so that it finds that many
+ * entries on the stack.
  *
  * <h2>Fast path: reading ahead</h2>
  * Once a scan is under way with no bound left to compare keys with in its direction and no
- * trace, {@link #advance} takes entries in groups of {@link #AHEAD}: it loads their value words,
- * then their values' lock words, each in a tight loop (so that the cache misses on value slices,
- * which lie in insertion order, overlap), and then returns them one by one, each after the second
- * half of its value snapshot (the Nova header check, {@link ValueSlices#stillLive}). A snapshot
- * taken a few entries early is still one taken during the scan, so weak consistency is
+ * trace, {@link #advance} takes entries in groups (8 at first, doubling up to {@link #MAX_AHEAD}):
+ * it loads their value words,
+ * then their values' lock words, then their Nova headers (the second half of each value snapshot,
+ * {@link ValueSlices#stillLive}), each in a tight loop (so that the cache misses on value slices,
+ * which lie in insertion order, overlap), and then hands them out one by one from arrays: per
+ * entry, the fast path is a few array loads that the JIT inlines into the caller's loop. A
+ * snapshot taken a few entries early is still one taken during the scan, so weak consistency is
  * unchanged; entries whose values were removed are skipped as the general way would skip them,
  * and anything else (a value moved, being written, a chunk boundary going backwards) falls back
  * to the general way, which reads the entry afresh.
@@ -68,14 +73,30 @@ final class Cursor {
     private int fast;
     private static final int GENERAL = 0, FAST_ASCENDING = 1, FAST_DESCENDING = 2;
 
-    /** How many entries the fast path reads ahead ({@link #readAhead}). */
-    private static final int AHEAD = 16;
-    /** Entries read ahead, their value words and lock words (0: not present); consumed in order. */
-    private final int[] aheadEntry = new int[AHEAD];
-    private final long[] aheadValue = new long[AHEAD], aheadLock = new long[AHEAD];
+    /**
+     * How many entries the fast path reads ahead ({@link #readAhead}): the first batch holds
+     * {@link #FIRST_AHEAD}, and every batch after it twice as many as the one before, up to
+     * {@link #MAX_AHEAD}. A short scan (an iterator asked for a few entries) reads few values it
+     * will not return; a long one keeps up to {@link #MAX_AHEAD} cache misses on scattered value
+     * slices in flight.
+     */
+    private static final int FIRST_AHEAD = 8, MAX_AHEAD = 64;
+    private int aheadWindow = FIRST_AHEAD;
+    /**
+     * Entries read ahead, consumed in order: entry index, key and value words, the value's lock
+     * word, and whether the whole snapshot (lock word and header check) showed the value present.
+     * Allocated by the first {@link #readAhead} (a navigation or a one-entry iterator never
+     * needs them), grown with the window.
+     */
+    private int[] aheadEntry = new int[0];
+    private long[] aheadKey, aheadValue, aheadLock;
+    private boolean[] aheadPresent;
+    /** Next entry read ahead to consume, and how many were read ahead (0: none pending). */
     private int aheadPos, aheadLen;
     /** Ascending: the entry after the last one read ahead. */
     private int aheadNext;
+    /** Descending: the stack depth when the entries were read ahead (they were its top). */
+    private int aheadTop;
 
     Cursor(InternalOakMap<?, ?> map, KeyRange range) {
         this(map, range, false);
@@ -142,31 +163,42 @@ final class Cursor {
     /**
      * Moves to the next entry with a present value; false at the end of the range.
      *
-     * <p>The fast path (see the class overview) takes the next entry read ahead when its value is
-     * present where the entry says, and skips entries whose value was removed. Every entry it
-     * declines goes the general way, which looks at the same entry again.
+     * <p>The fast path (see the class overview) only copies out the next entry read ahead when
+     * {@link #readAhead} confirmed its value present; it is this small so that the JIT inlines it
+     * into the caller's loop. The position ({@link #entry} or {@link #depth}) lags behind it
+     * until the rest ({@link #advanceBeyondAhead}) catches it up.
      */
     boolean advance() {
+        int i = aheadPos;
+        if (i < aheadLen && aheadPresent[i]) {
+            aheadPos = i + 1;
+            keyPtr = aheadKey[i];
+            valuePtr = aheadValue[i];
+            valueLockWord = aheadLock[i];
+            return true;
+        }
+        return advanceBeyondAhead();
+    }
+
+    /**
+     * {@link #advance} when the next entry read ahead was not confirmed present, or none is left:
+     * skips entries whose value was removed as the general way would, reads ahead again, and
+     * hands every other entry to the general way, which looks at it afresh.
+     */
+    private boolean advanceBeyondAhead() {
         if (fast != GENERAL) {
             while (true) {
                 if (aheadPos == aheadLen) {
+                    catchUp();
                     readAhead();
                     if (aheadLen == 0) break;
                 }
                 int i = aheadPos;
-                long v = aheadValue[i], lw = aheadLock[i];
-                // the second half of the snapshot: lw (acquired in readAhead) was v's own
-                if (ValueSlices.isPresent(lw) && values.stillLive(v)) {
-                    int e = aheadEntry[i];
-                    skipAhead();
-                    keyPtr = chunk.key(e);
-                    valuePtr = v;
-                    valueLockWord = lw;
-                    return true;
-                }
-                if (!absentAhead(aheadEntry[i], v, lw)) break; // the general way decides
-                skipAhead();
+                if (aheadPresent[i]) return advance();
+                if (!absentAhead(aheadEntry[i], aheadValue[i], aheadLock[i])) break; // the general way decides
+                aheadPos = i + 1;
             }
+            catchUp();
         }
         return advanceGeneral();
     }
@@ -185,27 +217,42 @@ final class Cursor {
         return chunk.value(e) == v && chunk.replacement == null;
     }
 
-    /** Moves past the next entry read ahead. */
-    private void skipAhead() {
-        int i = ++aheadPos;
-        if (fast == FAST_ASCENDING) entry = i < aheadLen ? aheadEntry[i] : aheadNext;
-        else depth--;
+    /**
+     * Moves the position ({@link #entry} ascending, {@link #depth} descending) past the entries
+     * read ahead and consumed so far; a no-op when nothing is pending, and when called again.
+     */
+    private void catchUp() {
+        if (aheadLen == 0) return;
+        if (fast == FAST_ASCENDING) entry = aheadPos < aheadLen ? aheadEntry[aheadPos] : aheadNext;
+        else depth = aheadTop - aheadPos;
     }
 
     /**
-     * Reads ahead for the fast path: the next {@link #AHEAD} entries in scan order within the
+     * Reads ahead for the fast path: the next {@link #aheadWindow} entries in scan order within the
      * chunk (ascending: along the list from {@link #entry}; descending: the top of the stack),
-     * their value words (acquire) and then the first half of their value snapshots (the lock
-     * words, {@link ValueSlices#lockWordAcquire}), each in a tight loop so that the cache misses
-     * on scattered value slices overlap instead of following one another. A lock word read
-     * ahead is a snapshot taken a few entries early: the entry is returned only after the
-     * second half ({@link ValueSlices#stillLive}) confirms it, and a present lock word means the
-     * key was present at that load, during the scan (weak consistency). An entry whose value was
-     * removed is skipped ({@link #absentAhead}). Any other entry (a value moved or being written)
-     * goes the general way, which reads its value word afresh.
+     * their value words (acquire), the first half of their value snapshots (the lock words,
+     * {@link ValueSlices#lockWordAcquire}) and then the second half ({@link ValueSlices#stillLive},
+     * one plain header load each, ordered after every lock word acquire above), each in a tight
+     * loop so that the cache misses on scattered value slices overlap instead of following one
+     * another. A snapshot read ahead is taken a few entries early: a present lock word that the
+     * header check confirms was the incarnation's own means the key was present at that load,
+     * during the scan (weak consistency), which is all a returned entry promises. A stream
+     * buffer's first read re-checks that lock word after its own loads
+     * ({@link ValueSlices#readBitsSince}). An entry whose value was removed is skipped
+     * ({@link #absentAhead}). Any other entry (a value moved or being written) goes the general
+     * way, which reads its value word afresh.
      */
     private void readAhead() {
         aheadPos = aheadLen = 0;
+        int window = aheadWindow;
+        if (aheadEntry.length < window) {
+            aheadEntry = new int[window];
+            aheadKey = new long[window];
+            aheadValue = new long[window];
+            aheadLock = new long[window];
+            aheadPresent = new boolean[window];
+        }
+        if (window < MAX_AHEAD) aheadWindow = window * 2;
         int n = 0;
         if (fast == FAST_ASCENDING) {
             if (entry == 0) { // the chunk is done: on to the next (as the general way would)
@@ -216,20 +263,31 @@ final class Cursor {
             }
             Chunk c = chunk;
             int e = entry;
-            for (; e != 0 && n < AHEAD; n++) {
+            for (; e != 0 && n < window; n++) {
                 aheadEntry[n] = e;
                 e = c.nextInScan(e);
             }
             aheadNext = e;
         } else {
             if (depth == 0 && prefix > 0) stepBack(); // no bound left to compare with in this chunk
-            for (; n < depth && n < AHEAD; n++) aheadEntry[n] = stack[depth - 1 - n];
+            aheadTop = depth;
+            for (; n < depth && n < window; n++) aheadEntry[n] = stack[depth - 1 - n];
         }
         Chunk c = chunk;
-        for (int i = 0; i < n; i++) aheadValue[i] = c.value(aheadEntry[i]); // acquire: slices initialised before
+        // Plain loads, each loop followed by an acquire fence: the fence orders every load of the
+        // loop before every later load (VarHandle.acquireFence), which is what an acquire load
+        // per element would give, without a compiler barrier per element that makes the JIT
+        // reload the region's and segment's fields for every off-heap load.
+        for (int i = 0; i < n; i++) aheadValue[i] = c.valuePlain(aheadEntry[i]);
+        VarHandle.acquireFence(); // the value words before the lock words: slices initialised before
         for (int i = 0; i < n; i++) {
             long v = aheadValue[i];
-            aheadLock[i] = v == 0 ? 0 : values.lockWordAcquire(v);
+            aheadLock[i] = v == 0 ? 0 : values.lockWordPlain(v);
+        }
+        VarHandle.acquireFence(); // the lock words before the header checks (and every later load)
+        for (int i = 0; i < n; i++) {
+            aheadPresent[i] = ValueSlices.isPresent(aheadLock[i]) && values.stillLive(aheadValue[i]);
+            aheadKey[i] = c.key(aheadEntry[i]);
         }
         aheadLen = n;
     }
@@ -381,13 +439,13 @@ final class Cursor {
     }
 
     /**
-     * Pushes the bypasses of the next {@link #STEP_BACK} prefix entries below {@link #prefix} at
-     * once (the paper steps back one at a time), so that the fast path finds enough entries on
+     * Pushes the bypasses of the next {@link #aheadWindow} prefix entries below {@link #prefix}
+     * at once (the paper steps back one at a time), so that the fast path finds enough entries on
      * the stack to read ahead.
      */
     private void stepBack() {
         int last = prefix - 1;
-        prefix = Math.max(0, last - STEP_BACK + 1);
+        prefix = Math.max(0, last - aheadWindow + 1);
         fillStack(last);
     }
 
@@ -416,9 +474,6 @@ final class Cursor {
             e = c.next(e);
         }
     }
-
-    /** Prefix entries whose bypasses a descending scan pushes at once after its first one. */
-    private static final int STEP_BACK = 16;
 
     // ---- values --------------------------------------------------------------------------------
 

@@ -208,6 +208,14 @@ final class ValueSlices {
         return region.getLongAcquire(nova.dataOffset(ptr));
     }
 
+    /**
+     * {@link #lockWordAcquire} with a plain load, for a caller that puts an acquire fence after
+     * it (a batch of loads, one fence: see {@code Cursor.readAhead}).
+     */
+    long lockWordPlain(long ptr) {
+        return region.getLongPlain(nova.dataOffset(ptr));
+    }
+
     /** Whether lock word {@code lw} shows a present value: written, not locked, moved or removed. */
     static boolean isPresent(long lw) {
         return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0;
