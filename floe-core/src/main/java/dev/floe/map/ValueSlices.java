@@ -63,6 +63,8 @@ import java.util.function.Function;
  * sees them gives up (R) or follows the forward pointer (M) and starts over.
  */
 final class ValueSlices {
+    /** Word accessor over a block view ({@link Nova#blockView}): coordinates (segment, offset). */
+    private static final VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
     static final long LOCKED = 1, MOVED = 2, REMOVED = 4;
     static final long SEQ_ONE = 8;
     static final long SEQ_MASK = 0xFFFF_FFF8L;
@@ -75,11 +77,14 @@ final class ValueSlices {
 
     final Nova nova;
     final Region region;
+    /** Nova's header bytes in front of every slice's data ({@link Nova#headerBytes}). */
+    private final int headerBytes;
     /** Largest value size a slice can hold. */
     final int maxValue;
 
     ValueSlices(Nova nova) {
         this.nova = nova;
+        this.headerBytes = nova.headerBytes();
         this.region = nova.region();
         this.maxValue = (int) (nova.maxSlice() - HEADER);
     }
@@ -253,14 +258,22 @@ final class ValueSlices {
      * caller reads afresh).
      */
     long readBitsSince(long ptr, long lockWord, long offset, int width) {
-        long at = nova.dataOffset(ptr);
         int len = length(lockWord);
         boolean inside = offset >= 0 && offset <= len - width;
-        // read the field straight from the region (no view per read); inside bounds it to the value
-        long bits = inside ? region.getBits(at + HEADER + offset, width) : 0;
+        // One view of the block (Nova header, lock word, value) for all three loads: the JIT keeps
+        // it in registers across the fence, where loads through the region would re-derive the
+        // region's segment and re-check it after the fence. inside bounds the field to the value.
+        // Everything the checks after the fence need is taken before it (the header expectation
+        // is a function of the pointer), and the header is read through the same view.
+        long lockAt = headerBytes;
+        long live = nova.liveHeaderExpectation(ptr);
+        MemorySegment block = nova.blockView(ptr, HEADER + len);
+        long bits = inside ? Region.bits(block, lockAt + HEADER + offset, width) : 0;
         VarHandle.loadLoadFence(); // the data loads before the re-check
-        if (region.getLongAcquire(at) != lockWord || !nova.isLiveOwned(ptr)) throw GONE_SIGNAL;
-        if (!inside) throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
+        if ((long) WORD.getAcquire(block, lockAt) != lockWord) throw GONE_SIGNAL;
+        // acquire above: the lock word before the header
+        if (live != 0 ? !Nova.isLiveHeader((long) WORD.get(block, 0L), live) : !nova.isLiveOwned(ptr)) throw GONE_SIGNAL;
+        if (!inside) throw fieldOutside(offset, width, len);
         return bits;
     }
 
@@ -268,7 +281,12 @@ final class ValueSlices {
     private static long checkedField(long offset, int width, long lw) {
         int len = length(lw);
         if (offset >= 0 && offset <= len - width) return offset;
-        throw new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
+        throw fieldOutside(offset, width, len);
+    }
+
+    /** The error for a field outside the value (built out of line: keeps the read paths small enough to inline). */
+    private static IndexOutOfBoundsException fieldOutside(long offset, int width, int len) {
+        return new IndexOutOfBoundsException("field of " + width + " bytes at " + offset + " in a value of " + len + " bytes");
     }
 
     /** {@link #readBits}'s "the slice no longer holds the value" (no stack trace: control flow). */

@@ -27,8 +27,12 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /** Long accessor over a segment: coordinates (segment, offset). */
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    /** {@link #getBits} on a segment. */
-    static long bits(MemorySegment s, long offset, int width) {
+    /**
+     * {@link #getBits} on a segment: a view of this region's memory (plain load). For hot paths
+     * of Floe's own layers that read several words of one block through one view, so that the
+     * view's bounds and liveness are checked once and the JIT keeps it in registers.
+     */
+    public static long bits(MemorySegment s, long offset, int width) {
         return switch (width) {
             case 1 -> s.get(ValueLayout.JAVA_BYTE, offset);
             case 2 -> s.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);

@@ -195,6 +195,34 @@ public final class Nova extends RetiringSomar {
         return h != 0;
     }
 
+    /**
+     * A view of the block an owned pointer names (see {@link #beginReadOwned}): the slice header
+     * at 0, then the first {@code dataLength} bytes of its data from {@link #headerBytes()} on.
+     * Raw, like {@link #region()}: for Floe's own layers, whose hot paths read a few words of one
+     * slice and end with {@link #isLiveOwned(long, MemorySegment)} through the same view (one
+     * bounds and liveness check for all of them). Nothing is validated here.
+     */
+    public MemorySegment blockView(long ptr, long dataLength) {
+        return access.blockView(ptr, dataLength);
+    }
+
+    /**
+     * For an owned pointer: what its header must hold while its incarnation is live, computed
+     * from the pointer alone (no memory touched), or 0 when the header alone cannot tell (then
+     * use {@link #isLiveOwned(long)}). A hot path takes it before its loads and fence and then
+     * checks the header word it loads last, through {@link #blockView} at offset 0, with
+     * {@link #isLiveHeader}: the same check as {@link #isLiveOwned(long)}, with nothing to load
+     * from this object after the fence.
+     */
+    public long liveHeaderExpectation(long ptr) {
+        return access.ownedLiveExpectation(ptr);
+    }
+
+    /** Whether header word {@code header} matches a non-zero {@link #liveHeaderExpectation}. */
+    public static boolean isLiveHeader(long header, long expectation) {
+        return SliceHeader.liveAs(header, expectation);
+    }
+
     /** Whether a stamp from {@link #beginReadAny} describes a deleted slice. */
     public static boolean isDeletedStamp(long stamp) {
         return SliceHeader.isDeleted(stamp);

@@ -4,6 +4,7 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.Map;
@@ -163,6 +164,28 @@ final class SliceAccess {
         if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
         long h = region.getLongPlain(SafePointer.headerOffset(ptr) + state);
         return SliceHeader.matches(h, ptr) ? h : 0;
+    }
+
+    /**
+     * What {@code ptr}'s state word must hold while its incarnation is live, for
+     * {@link SliceHeader#liveAs}: computed from the pointer alone, so a caller can take it
+     * before a fence and check a header word loaded after it with no field of this class in
+     * between. 0 when the pointer cannot be live (deleted mark, version 0) or when this check is
+     * not enough (magic-number mode, or block positions that may change): use
+     * {@link #ownedLiveHeaderPlain} then.
+     */
+    long ownedLiveExpectation(long ptr) {
+        if (!stableGeometry || magic != 0) return 0;
+        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        return SliceHeader.expectedState(ptr);
+    }
+
+    /**
+     * A view of the block {@code ptr} names: its header and the first {@code dataLength} data
+     * bytes (no check: the caller validates what it reads through it).
+     */
+    MemorySegment blockView(long ptr, long dataLength) {
+        return region.slice(SafePointer.headerOffset(ptr), headerBytes + dataLength);
     }
 
     /** {@link #liveHeaderVolatile} for an owned pointer (see {@link #ownedIncarnationHeaderAcquire}). */

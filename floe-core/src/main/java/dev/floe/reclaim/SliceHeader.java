@@ -39,4 +39,14 @@ final class SliceHeader {
     static boolean matches(long header, long ptr) {
         return (header & STATE_MASK) == (ptr & ~SafePointer.REF_MASK) && (ptr & DELETED) == 0;
     }
+
+    /** The state bits (version, deleted clear) of a live header for undeleted pointer {@code ptr}. */
+    static long expectedState(long ptr) {
+        return ptr & ~SafePointer.REF_MASK;
+    }
+
+    /** Whether {@code header} shows the live incarnation whose {@link #expectedState} is {@code expected}. */
+    static boolean liveAs(long header, long expected) {
+        return (header & STATE_MASK) == expected;
+    }
 }

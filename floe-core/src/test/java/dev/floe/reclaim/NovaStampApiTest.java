@@ -90,6 +90,40 @@ class NovaStampApiTest {
         assertFalse(nova.isLiveOwned(0), "version 0 is never live");
     }
 
+    /** The header check a hot path splits around its fence: expectation first, header word through the block view last. */
+    private boolean liveThroughBlockView(long ptr) {
+        long expect = nova.liveHeaderExpectation(ptr);
+        if (expect == 0) return false;
+        return Nova.isLiveHeader(nova.blockView(ptr, 8).get(ValueLayout.JAVA_LONG, 0), expect);
+    }
+
+    @Test
+    void blockViewHeaderCheckAgreesWithIsLiveOwned() {
+        long p = nova.allocate(24);
+        nova.writeView(p, nova.beginRead(p)).set(ValueLayout.JAVA_LONG, 0, 77L);
+        assertEquals(77L, nova.blockView(p, 24).get(ValueLayout.JAVA_LONG, nova.headerBytes()), "data after the header");
+        assertTrue(liveThroughBlockView(p));
+        assertTrue(nova.delete(p));
+        assertFalse(liveThroughBlockView(p), "deleted, not yet reused");
+        assertEquals(0, nova.liveHeaderExpectation(SafePointer.markDeleted(p)), "a deleted pointer is never live");
+        nova.reclaimNow();
+        long q;
+        do {
+            q = nova.allocate(24);
+        } while (SafePointer.headerOffset(q) != SafePointer.headerOffset(p));
+        assertFalse(liveThroughBlockView(p), "reused: the old incarnation is not live");
+        assertTrue(liveThroughBlockView(q));
+        assertEquals(0, nova.liveHeaderExpectation(0), "version 0 is never live");
+    }
+
+    @Test
+    void magicModeLeavesTheHeaderCheckToIsLiveOwned() {
+        Nova magic = new Nova(alloc, 1, true);
+        long p = magic.allocate(24);
+        assertEquals(0, magic.liveHeaderExpectation(p), "the magic must be checked too: no expectation");
+        assertTrue(magic.isLiveOwned(p));
+    }
+
     @Test
     void randomLongsNeverValidate() {
         Random r = new Random(7);
