@@ -15,7 +15,8 @@ import java.lang.invoke.VarHandle;
  *   +2 VALUE   Nova safe pointer to the value slice ({@link ValueSlices}); 0: no value
  *   +3 PREFIX  the key's order prefix ({@link OakComparator#prefixOf}), immutable once linked
  * </pre>
- * Searches compare the prefix first (on-heap, beside the entry) and read the off-heap key only
+ * Searches compare the prefix first (on-heap, beside the entry, and for the sorted prefix also in
+ * the dense {@link #sortedPrefixes} that binary searches read) and read the off-heap key only
  * when the prefixes are equal; with a comparator that supplies prefixes, a lookup reads about one
  * key off-heap instead of one per binary-search step.
  * Entry 0 is the list head (only NEXT is used). Entries 1..{@link #sorted} were written by the
@@ -45,6 +46,13 @@ final class Chunk {
     private static final VarHandle STATE, ALLOCATED;
 
     final long[] entries;
+    /**
+     * The sorted prefix's order prefixes again, densely: {@code sortedPrefixes[e]} for entry e in
+     * 1..{@link #sorted}, written with the entries before the chunk is published and never
+     * changed. The binary searches read only this array: eight prefixes per cache line instead
+     * of two, so a search's last steps stay in one line (8 bytes per prefix entry on-heap).
+     */
+    private final long[] sortedPrefixes;
     /** Usable entries: 1..capacity. */
     final int capacity;
     /** Entries 1..sorted form the sorted prefix. */
@@ -71,6 +79,7 @@ final class Chunk {
         this.capacity = capacity;
         this.sorted = sorted;
         this.entries = new long[(capacity + 1) * STRIDE];
+        this.sortedPrefixes = new long[sorted + 1];
         this.allocated = sorted;
     }
 
@@ -117,11 +126,12 @@ final class Chunk {
         return ENTRY.compareAndSet(entries, e * STRIDE + VALUE, expected, value);
     }
 
-    /** Fills a new chunk's entry (before the chunk is published). */
+    /** Fills a new chunk's sorted-prefix entry e (1..{@link #sorted}, before the chunk is published). */
     void fill(int e, long key, long value, long prefix) {
         entries[e * STRIDE + KEY] = key;
         entries[e * STRIDE + VALUE] = value;
         entries[e * STRIDE + PREFIX] = prefix;
+        sortedPrefixes[e] = prefix;
         entries[(e - 1) * STRIDE + NEXT] = e;
     }
 
@@ -185,7 +195,7 @@ final class Chunk {
         int lo = 1, hi = sorted;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = compareAt(keys, probe, prefix, mid);
+            int c = compareSortedAt(keys, probe, prefix, mid);
             if (c == KeySlices.RETRY) return RETRY;
             if (c == 0) return mid;
             if (c > 0) {
@@ -211,7 +221,7 @@ final class Chunk {
         int lo = 1, hi = sorted;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = Long.compareUnsigned(prefix, prefix(mid));
+            int c = Long.compareUnsigned(prefix, sortedPrefixes[mid]);
             if (c == 0) return mid;
             if (c > 0) {
                 pred = mid;
@@ -247,6 +257,12 @@ final class Chunk {
      */
     int compareAt(KeySlices<?> keys, Object probe, long prefix, int e) {
         int c = Long.compareUnsigned(prefix, prefix(e));
+        return c != 0 ? c : keys.compare(probe, key(e));
+    }
+
+    /** {@link #compareAt} for sorted-prefix entry {@code e}, its prefix from the dense copy. */
+    private int compareSortedAt(KeySlices<?> keys, Object probe, long prefix, int e) {
+        int c = Long.compareUnsigned(prefix, sortedPrefixes[e]);
         return c != 0 ? c : keys.compare(probe, key(e));
     }
 
@@ -305,7 +321,7 @@ final class Chunk {
         int lo = 1, hi = sorted;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int c = compareAt(keys, probe, prefix, mid);
+            int c = compareSortedAt(keys, probe, prefix, mid);
             if (c == KeySlices.RETRY) return RETRY;
             if (c > 0 || (c == 0 && inclusive)) {
                 found = mid;
