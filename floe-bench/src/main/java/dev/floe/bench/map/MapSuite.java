@@ -16,6 +16,7 @@ import dev.floe.bench.harness.SuiteReport;
 import dev.floe.bench.harness.TargetCheck;
 import dev.floe.bench.harness.TimedRun;
 import dev.floe.bench.harness.Trial;
+import dev.floe.bench.harness.WorkloadFilter;
 import dev.floe.memory.FloeOutOfMemoryException;
 
 import java.util.ArrayList;
@@ -203,16 +204,7 @@ public final class MapSuite implements Suite {
 
     /** The workloads named by {@link #WORKLOADS_PROPERTY}, or null for all. */
     private static List<String> selectedWorkloads() {
-        String p = System.getProperty(WORKLOADS_PROPERTY);
-        if (p == null || p.isBlank()) return null;
-        List<String> names = new ArrayList<>();
-        for (String n : p.split(",")) {
-            String name = n.trim();
-            if (name.isEmpty()) continue;
-            MapWorkload.byLabel(name); // fails on an unknown name
-            names.add(name);
-        }
-        return names;
+        return WorkloadFilter.selected(WORKLOADS_PROPERTY, MapWorkload::byLabel);
     }
 
     @Override

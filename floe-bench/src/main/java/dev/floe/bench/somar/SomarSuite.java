@@ -14,6 +14,7 @@ import dev.floe.bench.harness.SuiteReport;
 import dev.floe.bench.harness.TargetCheck;
 import dev.floe.bench.harness.TimedRun;
 import dev.floe.bench.harness.Trial;
+import dev.floe.bench.harness.WorkloadFilter;
 import dev.floe.memory.FloeOutOfMemoryException;
 
 import java.lang.management.GarbageCollectorMXBean;
@@ -140,10 +141,18 @@ public final class SomarSuite implements Suite {
         return m;
     }
 
+    /**
+     * System property restricting the suite to some workloads (comma-separated names), e.g. for a
+     * paper-scale run of {@code ll-read-write} alone; the CLI has no workload option.
+     */
+    static final String WORKLOADS_PROPERTY = "floe.bench.somar.workloads";
+
     @Override
     public List<Cell> cells(Settings s) {
+        List<String> only = WorkloadFilter.selected(WORKLOADS_PROPERTY, Workload::byLabel);
         List<Cell> cells = new ArrayList<>();
         for (Workload w : Workload.values()) {
+            if (only != null && !only.contains(w.label())) continue;
             for (int t : s.threads()) cells.add(new Cell(w.label(), t, Isolation.SHARED_WORKER));
         }
         return cells;
