@@ -207,9 +207,14 @@ public final class ManualHeap {
         return word & offsetMask;
     }
 
+    /** The length in bytes of the object of a non-empty owner word. */
+    long lengthOf(long word) {
+        return word >>> offsetBits;
+    }
+
     /** The bytes of the object of owner word {@code word}; the caller protects it. */
     MemorySegment objectData(long word) {
-        return allocator.region().slice(word & offsetMask, word >>> offsetBits);
+        return allocator.region().slice(offsetOf(word), lengthOf(word));
     }
 
     EraClock epochs() {
