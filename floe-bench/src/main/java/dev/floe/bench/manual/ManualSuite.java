@@ -112,8 +112,9 @@ public final class ManualSuite implements Suite {
         Map<String, Object> jvm = new LinkedHashMap<>();
         for (String impl : s.impls()) jvm.put(impl, String.join(" ", CacheImpl.byLabel(impl).jvmArgs(z)));
         m.put("jvm_args", jvm);
-        m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry's owner, else "
-                + "create + defend + fill + put; gc-g1: new byte[] + fill on miss; both read 8 bytes of the payload "
+        m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry (which embeds "
+                + "its payload's owner), else a new entry (createInto, filled) + defend + put; gc-g1: new byte[] + fill "
+                + "on miss; both read 8 bytes of the payload "
                 + "and check them; expired entries removed on access and by a scan every half expiration period");
         return m;
     }
