@@ -105,12 +105,34 @@ public final class ManualHeap {
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
      */
     public Owner create(long bytes, byte fill) {
+        return new Owner(this, newObject(bytes, fill)); // volatile publication: the contents happen-before
+    }
+
+    /**
+     * Creates an object of {@code bytes} bytes, each set to {@code fill}, and gives it to
+     * {@code owner}, whose previous object, if any, is abandoned (as {@link Owner#move} does).
+     * This is how a class that embeds its owner ({@code extends Owner}, see {@link Owner}) gets
+     * its object without a second owner.
+     *
+     * @throws IllegalArgumentException if {@code bytes <= 0} or too large for the allocator, or
+     *                                  {@code owner} belongs to another heap (the owner is then unchanged)
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     *                                  (the owner is then unchanged)
+     */
+    public void createInto(Owner owner, long bytes, byte fill) {
+        Objects.requireNonNull(owner, "owner");
+        if (owner.heap() != this) throw new IllegalArgumentException("owner belongs to another heap");
+        owner.install(newObject(bytes, fill)); // volatile exchange: the contents happen-before
+    }
+
+    /** Allocates and fills an object; returns its owner word. */
+    private long newObject(long bytes, byte fill) {
         if (bytes <= 0 || bytes > maxObjectBytes) {
             throw new IllegalArgumentException("object size " + bytes + " is not in [1, " + maxObjectBytes + "]");
         }
         long offset = allocator.allocate(bytes);
         allocator.region().slice(offset, bytes).fill(fill);
-        return new Owner(this, bytes << offsetBits | offset); // volatile publication: the contents happen-before
+        return bytes << offsetBits | offset;
     }
 
     /**
@@ -207,9 +229,14 @@ public final class ManualHeap {
         return word & offsetMask;
     }
 
+    /** The length in bytes of the object of a non-empty owner word. */
+    long lengthOf(long word) {
+        return word >>> offsetBits;
+    }
+
     /** The bytes of the object of owner word {@code word}; the caller protects it. */
     MemorySegment objectData(long word) {
-        return allocator.region().slice(word & offsetMask, word >>> offsetBits);
+        return allocator.region().slice(offsetOf(word), lengthOf(word));
     }
 
     EraClock epochs() {

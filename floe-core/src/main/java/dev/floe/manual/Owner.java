@@ -20,14 +20,22 @@ import java.util.Objects;
  * every operation is atomic (the reference is exchanged with one atomic operation), so two
  * threads abandoning the same owner cannot both succeed.
  *
+ * <h2>Embedding an owner in its container</h2>
+ * The paper's {@code Owner<T>} is a struct stored inline in the object that holds it (the cache
+ * entry of its figure 5), so owning a manual object costs no extra managed object. A Java class
+ * gets the same layout by extending {@code Owner}: the protected constructor makes an empty
+ * owner, {@link ManualHeap#createInto} puts a new object in it (and {@link #move} works as for
+ * any owner); the owner word is then a field of the container, and the object graph the
+ * collector traces has one object fewer per manual object. Every method here is final and the
+ * word is private, so a subclass can neither copy nor alter it.
+ *
  * <h2>What Java cannot check (see the package documentation)</h2>
  * The paper's compiler front end makes owners non-copyable. In Java the reference itself is
- * never exposed, so an object has exactly one owner as long as owners are only created by the
- * heap and moved with {@link #move}: the class is final, has no public constructor and no way to
- * copy its reference. Holding the same {@code Owner} object in two places is fine — it is still
- * one owner.
+ * never exposed, so an object has exactly one owner as long as objects are only created by the
+ * heap and moved with {@link #move}: there is no way to read or copy an owner's word. Holding the
+ * same {@code Owner} object in two places is fine — it is still one owner.
  */
-public final class Owner {
+public class Owner {
     private static final VarHandle REF;
 
     private final ManualHeap heap;
@@ -35,18 +43,26 @@ public final class Owner {
     @SuppressWarnings("unused") // through REF
     private volatile long ref;
 
+    /**
+     * An empty owner of {@code heap}, for a class that embeds its owner by extending this one;
+     * fill it with {@link ManualHeap#createInto} or {@link #move}.
+     */
+    protected Owner(ManualHeap heap) {
+        this(Objects.requireNonNull(heap, "heap"), 0);
+    }
+
     Owner(ManualHeap heap, long ref) {
         this.heap = heap;
         this.ref = ref; // volatile: the object's initialization happens-before any reader of ref
     }
 
     /** The heap this owner belongs to. */
-    public ManualHeap heap() {
+    public final ManualHeap heap() {
         return heap;
     }
 
     /** Whether the owner holds no object (never filled, abandoned or moved from); a snapshot. */
-    public boolean isEmpty() {
+    public final boolean isEmpty() {
         return ref == 0;
     }
 
@@ -55,7 +71,7 @@ public final class Owner {
      *
      * @throws IllegalStateException if the owner is empty (abandoned or moved from)
      */
-    public Shield defend() {
+    public final Shield defend() {
         Shield s = heap.newShield();
         try {
             s.defend(this);
@@ -72,7 +88,7 @@ public final class Owner {
      *
      * @throws IllegalStateException if the owner is already empty (double abandon, or moved from)
      */
-    public void abandon() {
+    public final void abandon() {
         long old = (long) REF.getAndSet(this, 0L);
         if (old == 0) throw new IllegalStateException("owner is empty: already abandoned or moved from");
         heap.retire(old);
@@ -85,18 +101,27 @@ public final class Owner {
      * @throws IllegalArgumentException if {@code from} is this owner or belongs to another heap
      * @throws IllegalStateException    if {@code from} is empty
      */
-    public void move(Owner from) {
+    public final void move(Owner from) {
         Objects.requireNonNull(from, "from");
         if (from == this) throw new IllegalArgumentException("cannot move an owner onto itself");
         if (from.heap != heap) throw new IllegalArgumentException("owners of different heaps");
         long taken = (long) REF.getAndSet(from, 0L);
         if (taken == 0) throw new IllegalStateException("the owner moved from is empty");
-        long old = (long) REF.getAndSet(this, taken);
+        install(taken);
+    }
+
+    /**
+     * Makes {@code word} (a new or taken object) this owner's object and abandons the previous
+     * one, if any. The exchange is a volatile write: whatever initialized the object before it
+     * happens-before every defend that reads the word.
+     */
+    final void install(long word) {
+        long old = (long) REF.getAndSet(this, word);
         if (old != 0) heap.retire(old);
     }
 
     /** The object, or 0 (volatile read): the load a shield's defend publishes. */
-    long refVolatile() {
+    final long refVolatile() {
         return ref;
     }
 

@@ -1,5 +1,7 @@
 package dev.floe.manual;
 
+import dev.floe.memory.Region;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -128,11 +130,11 @@ public final class Shield implements AutoCloseable {
 
     /** The object's size in bytes. */
     public long byteSize() {
-        return data().byteSize();
+        return heap.lengthOf(defended());
     }
 
     public byte getByte(long offset) {
-        return data().get(ValueLayout.JAVA_BYTE, offset);
+        return (byte) region().getBits(fieldAt(offset, Byte.BYTES), Byte.BYTES);
     }
 
     public void setByte(long offset, byte value) {
@@ -140,7 +142,7 @@ public final class Shield implements AutoCloseable {
     }
 
     public int getInt(long offset) {
-        return data().get(ValueLayout.JAVA_INT_UNALIGNED, offset);
+        return (int) region().getBits(fieldAt(offset, Integer.BYTES), Integer.BYTES);
     }
 
     public void setInt(long offset, int value) {
@@ -148,7 +150,7 @@ public final class Shield implements AutoCloseable {
     }
 
     public long getLong(long offset) {
-        return data().get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+        return region().getBits(fieldAt(offset, Long.BYTES), Long.BYTES);
     }
 
     public void setLong(long offset, long value) {
@@ -202,13 +204,34 @@ public final class Shield implements AutoCloseable {
     }
 
     /**
-     * The object's bytes, checked first: a fresh slice of the region per call, which the JIT
-     * removes once the accessor is inlined (no allocation per defend or per access).
+     * The object's bytes, checked first: a fresh slice of the region per call (for the writes and
+     * bulk operations), which the JIT removes once the accessor is inlined.
      */
     private MemorySegment data() {
+        return heap.objectData(defended());
+    }
+
+    /**
+     * The region offset of the {@code width}-byte field at {@code offset} in the object, checked
+     * first: the typed reads go through {@link Region#getBits} at that offset, so
+     * no view of the object is built per read at any JIT tier (the region's segment bounds the
+     * access to the region, this check to the object).
+     */
+    private long fieldAt(long offset, int width) {
+        long r = defended();
+        Objects.checkFromIndexSize(offset, width, heap.lengthOf(r));
+        return heap.offsetOf(r) + offset;
+    }
+
+    private Region region() {
+        return heap.allocator().region();
+    }
+
+    /** The defended object's owner word, after the shield's checks. */
+    private long defended() {
         checkUsable();
         if (ref == 0) throw new IllegalStateException("the shield defends no object");
-        return heap.objectData(ref);
+        return ref;
     }
 
     /** Forgets the current object and kills its view (before its protection ends). */

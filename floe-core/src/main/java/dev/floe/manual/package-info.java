@@ -8,7 +8,9 @@
  * <ol>
  *   <li>{@link dev.floe.manual.ManualHeap#create} allocates an object (a byte length or an FFM
  *       {@code MemoryLayout}) and returns its owner. The owner can live in any field and be
- *       shared through it.</li>
+ *       shared through it, or be embedded in its container (a class that extends
+ *       {@link dev.floe.manual.Owner} and gets its object from
+ *       {@link dev.floe.manual.ManualHeap#createInto}), as the paper's owner struct is.</li>
  *   <li>To touch the object, open a shield: {@code try (Shield s = owner.defend()) { ... }}. While
  *       it is open the object cannot be reclaimed, whatever other threads do; the shield's
  *       accessors and {@link dev.floe.manual.Shield#segment() view} are bounded to the object.</li>

@@ -66,13 +66,7 @@ final class LargeRuns {
         } finally {
             lock.unlock();
         }
-        LargeAllocationEvent ev = new LargeAllocationEvent();
-        if (ev.shouldCommit()) {
-            ev.offset = off;
-            ev.requested = requested;
-            ev.bytes = length;
-            ev.commit();
-        }
+        if (JfrEvents.recorderInitialized()) recordAllocation(off, requested, length);
         return off;
     }
 
@@ -131,13 +125,7 @@ final class LargeRuns {
         } finally {
             lock.unlock();
         }
-        LargeAllocationEvent ev = new LargeAllocationEvent();
-        if (ev.shouldCommit()) {
-            ev.offset = off;
-            ev.bytes = length;
-            ev.freed = true;
-            ev.commit();
-        }
+        if (JfrEvents.recorderInitialized()) recordFree(off, length);
         return true;
     }
 
@@ -184,5 +172,27 @@ final class LargeRuns {
     private void removeFree(Run r) {
         freeByOffset.remove(r.offset);
         freeBySize.remove(r);
+    }
+
+    /** JFR {@code floe.LargeAllocation} for an allocation (only once the recorder is initialized: {@link JfrEvents}). */
+    private static void recordAllocation(long off, long requested, long length) {
+        LargeAllocationEvent ev = new LargeAllocationEvent();
+        if (ev.shouldCommit()) {
+            ev.offset = off;
+            ev.requested = requested;
+            ev.bytes = length;
+            ev.commit();
+        }
+    }
+
+    /** JFR {@code floe.LargeAllocation} for a free. */
+    private static void recordFree(long off, long length) {
+        LargeAllocationEvent ev = new LargeAllocationEvent();
+        if (ev.shouldCommit()) {
+            ev.offset = off;
+            ev.bytes = length;
+            ev.freed = true;
+            ev.commit();
+        }
     }
 }

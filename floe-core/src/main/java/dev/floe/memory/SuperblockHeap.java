@@ -277,6 +277,11 @@ final class SuperblockHeap {
         region.releaseEmptySuperblock(sb.offset, superblockSize);
         budget.refund(superblockSize);
         releases.incrementAndGet();
+        if (JfrEvents.recorderInitialized()) recordRelease(sb);
+    }
+
+    /** JFR {@code floe.SuperblockRelease} (only once the recorder is initialized: {@link JfrEvents}). */
+    private void recordRelease(Superblock sb) {
         SuperblockReleaseEvent e = new SuperblockReleaseEvent();
         if (e.shouldCommit()) {
             e.offset = sb.offset;

@@ -73,6 +73,12 @@ class OwnerShieldTest {
             assertThrows(IndexOutOfBoundsException.class, () -> s.getLong(9));
             assertThrows(IndexOutOfBoundsException.class, () -> s.setByte(16, (byte) 1));
             assertThrows(IndexOutOfBoundsException.class, () -> s.getInt(-1));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.getByte(16));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.getInt(13));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.getLong(Long.MAX_VALUE - 3)); // offset + width overflows
+            assertEquals(0, s.getLong(8)); // the last fields inside are fine
+            assertEquals(0, s.getInt(12));
+            assertEquals(0, s.getByte(15));
             assertThrows(IndexOutOfBoundsException.class, () -> s.segment().get(ValueLayout.JAVA_LONG, 16));
         }
     }
@@ -143,6 +149,62 @@ class OwnerShieldTest {
         empty.move(a);
         try (Shield s = empty.defend()) { assertEquals(2, s.getLong(0)); }
         assertEquals(1, heap.freedCount()); // moving into an empty owner abandons nothing
+    }
+
+    /** A container that embeds its owner, as the paper's cache entry holds its {@code Owner<T>} struct. */
+    static final class Entry extends Owner {
+        final int key;
+
+        Entry(ManualHeap heap, int key) {
+            super(heap);
+            this.key = key;
+        }
+    }
+
+    @Test
+    void aClassCanEmbedItsOwnerAndCreateIntoIt() {
+        Entry e = new Entry(heap, 7);
+        assertTrue(e.isEmpty());
+        assertThrows(IllegalStateException.class, e::defend);
+        heap.createInto(e, 24, (byte) 3);
+        try (Shield s = e.defend()) {
+            assertEquals(24, s.byteSize());
+            for (int i = 0; i < 24; i++) assertEquals(3, s.getByte(i));
+        }
+        heap.createInto(e, 16, (byte) 4); // replaces the object: the first one is abandoned
+        try (Shield s = e.defend()) {
+            assertEquals(16, s.byteSize());
+            assertEquals(4, s.getByte(15));
+        }
+        assertEquals(0, heap.reclaim());
+        assertEquals(1, heap.freedCount());
+        Owner plain = heap.newOwner();
+        plain.move(e); // an embedded owner moves like any other
+        assertTrue(e.isEmpty());
+        try (Shield s = plain.defend()) { assertEquals(4, s.getByte(0)); }
+        e.move(plain);
+        e.abandon();
+        assertThrows(IllegalStateException.class, e::abandon);
+        assertEquals(0, heap.reclaim());
+        assertEquals(2, heap.freedCount());
+        assertEquals(7, e.key);
+    }
+
+    @Test
+    void refusedCreateIntoLeavesTheOwnerUnchanged() {
+        Entry e = new Entry(heap, 1);
+        heap.createInto(e, 8, (byte) 9);
+        assertThrows(IllegalArgumentException.class, () -> heap.createInto(e, 0, (byte) 0));
+        assertThrows(IllegalArgumentException.class, () -> heap.createInto(e, heap.maxObjectBytes() + 1, (byte) 0));
+        ManualHeap other = new ManualHeap(alloc);
+        assertThrows(IllegalArgumentException.class, () -> other.createInto(e, 8, (byte) 0));
+        assertThrows(NullPointerException.class, () -> heap.createInto(null, 8, (byte) 0));
+        assertThrows(NullPointerException.class, () -> new Entry(null, 0));
+        try (Shield s = e.defend()) {
+            assertEquals(8, s.byteSize());
+            assertEquals(9, s.getByte(7));
+        }
+        assertEquals(0, heap.waiting(), "the refused calls abandoned nothing");
     }
 
     @Test

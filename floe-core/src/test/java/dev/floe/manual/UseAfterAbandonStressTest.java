@@ -61,9 +61,13 @@ class UseAfterAbandonStressTest {
                                     failure.compareAndSet(null, "read " + a + "/" + b + "/" + c + "/" + d);
                                 }
                                 reads.incrementAndGet();
-                            } else if (op < 90) {
+                            } else if (op < 80) {
                                 Owner fresh = create(heap, stamps.incrementAndGet());
                                 cell.move(fresh); // abandons the previous object if there was one
+                            } else if (op < 90) {
+                                // straight into the shared owner, as an embedded owner is filled:
+                                // every byte is the (non-zero) fill, so the four reads agree
+                                heap.createInto(cell, SIZE, (byte) (1 + stamps.incrementAndGet() % 255));
                             } else {
                                 try {
                                     cell.abandon();

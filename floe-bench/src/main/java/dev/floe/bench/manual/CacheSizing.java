@@ -26,17 +26,23 @@ import java.util.Map;
  * @param keys         size of the key space
  * @param expirationMs sliding expiration: an entry not read for this long is removed
  * @param budgetBytes  RAM budget of one JVM
+ * @param warmupMinSeconds the JIT warm-up before the measured run in each JVM ({@link WarmUp})
+ *                         lasts at least this long, then until the JIT is quiet ...
+ * @param warmupMaxSeconds ... or at most this long: 0.5–3 s in quick mode, whose runs are short
+ *                         enough for the JIT to matter; one round in full mode, whose
+ *                         4M-request runs amortize it
  */
-record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes) {
+record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes,
+                   double warmupMinSeconds, double warmupMaxSeconds) {
     private static final long MIB = 1L << 20;
 
     static CacheSizing of(Mode mode) {
         return mode == Mode.FULL
-                ? new CacheSizing(4_000_000, 500_000, 1_000, 6144 * MIB)
-                : new CacheSizing(300_000, 30_000, 40, 512 * MIB);
+                ? new CacheSizing(4_000_000, 500_000, 1_000, 6144 * MIB, 0, 0)
+                : new CacheSizing(300_000, 30_000, 40, 512 * MIB, 0.5, 3.0);
     }
 
-    /** Requests of the JIT warm-up that precedes the measured run in each JVM: half a run. */
+    /** Requests of one warm-up round: half a run. */
     int warmupRequests() {
         return requests / 2;
     }
@@ -69,6 +75,8 @@ record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes) 
         m.put("requests", requests);
         m.put("keys", keys);
         m.put("expiration_ms", expirationMs);
+        m.put("warmup_min_seconds", warmupMinSeconds());
+        m.put("warmup_max_seconds", warmupMaxSeconds());
         m.put("warmup_requests", warmupRequests());
         m.put("warmup_keys", warmupKeys());
         m.put("warmup_expiration_ms", warmupExpirationMs());

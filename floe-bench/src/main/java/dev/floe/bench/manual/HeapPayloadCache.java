@@ -1,5 +1,7 @@
 package dev.floe.bench.manual;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -8,12 +10,26 @@ import java.util.Arrays;
  */
 final class HeapPayloadCache extends SlidingCache<HeapPayloadCache.HeapEntry> {
 
-    static final class HeapEntry extends SlidingCache.Entry {
+    static final class HeapEntry implements SlidingCache.Entry {
+        private static final VarHandle LAST_ACCESS = SlidingCache.lastAccessHandle(MethodHandles.lookup(), HeapEntry.class);
+
         final byte[] payload;
+        @SuppressWarnings("unused") // through LAST_ACCESS
+        private long lastAccess;
 
         HeapEntry(byte[] payload, long now) {
-            super(now);
             this.payload = payload;
+            LAST_ACCESS.setOpaque(this, now);
+        }
+
+        @Override
+        public long lastAccess() {
+            return (long) LAST_ACCESS.getOpaque(this);
+        }
+
+        @Override
+        public void touch(long now) {
+            LAST_ACCESS.setOpaque(this, now);
         }
     }
 

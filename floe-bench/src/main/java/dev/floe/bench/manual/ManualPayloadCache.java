@@ -5,22 +5,46 @@ import dev.floe.manual.Owner;
 import dev.floe.manual.Shield;
 import dev.floe.memory.FloeAllocator;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * {@code manual}: payloads are Snowflake manual objects in a Floe allocator, owned by the cache
  * entry and abandoned when the entry leaves the cache (the paper's modified {@code CacheEntry},
- * figure 5). A request follows the paper's client code (section 3.5) with the shield of the
- * request thread re-pointed for each request: defend the entry's payload if the entry is there,
- * else create a new payload (filled), defend it and put it in the cache; then use the payload
- * through the shield.
+ * figure 5; the entry embeds its owner by extending {@link Owner}, as the paper's entry holds
+ * the {@code Owner<T>} struct inline). A request follows the paper's client code (section 3.5)
+ * with the shield of the request thread re-pointed for each request: defend the entry's payload
+ * if the entry is there, else create a new entry with a new payload (filled), defend it and put
+ * it in the cache; then use the payload through the shield.
  */
 final class ManualPayloadCache extends SlidingCache<ManualPayloadCache.ManualEntry> {
 
-    static final class ManualEntry extends SlidingCache.Entry {
-        final Owner payload;
+    /**
+     * An entry that is its payload's owner: the owner word is a field of the entry, as the
+     * paper's {@code CacheEntry} holds its {@code Owner<T>} struct inline (no second object per
+     * entry for the collector to trace).
+     */
+    static final class ManualEntry extends Owner implements SlidingCache.Entry {
+        private static final VarHandle LAST_ACCESS = SlidingCache.lastAccessHandle(MethodHandles.lookup(), ManualEntry.class);
 
-        ManualEntry(Owner payload, long now) {
-            super(now);
-            this.payload = payload;
+        @SuppressWarnings("unused") // through LAST_ACCESS
+        private long lastAccess;
+
+        /** An entry with a new payload of {@code bytes} bytes, each {@code fill}. */
+        ManualEntry(ManualHeap heap, int bytes, byte fill, long now) {
+            super(heap);
+            LAST_ACCESS.setOpaque(this, now);
+            heap.createInto(this, bytes, fill); // volatile exchange: the fill happens-before any defend
+        }
+
+        @Override
+        public long lastAccess() {
+            return (long) LAST_ACCESS.getOpaque(this);
+        }
+
+        @Override
+        public void touch(long now) {
+            LAST_ACCESS.setOpaque(this, now);
         }
     }
 
@@ -29,7 +53,9 @@ final class ManualPayloadCache extends SlidingCache<ManualPayloadCache.ManualEnt
 
     ManualPayloadCache(int payloadBytes, long expirationMs, long offHeapBudget) {
         super(payloadBytes, expirationMs);
-        this.allocator = FloeAllocator.builder().budget(offHeapBudget).name("manual-cache").build();
+        // No MBean: the suite reads the stats directly, and registering one starts the platform
+        // MBean server (about 5 MiB resident) that the gc-g1 JVM does not run.
+        this.allocator = FloeAllocator.builder().budget(offHeapBudget).name("manual-cache").jmx(false).build();
         this.heap = new ManualHeap(allocator);
     }
 
@@ -40,13 +66,13 @@ final class ManualPayloadCache extends SlidingCache<ManualPayloadCache.ManualEnt
             @Override
             void requestEntry(int key, long now) {
                 ManualEntry e = live(key, now);
-                if (e != null && s.tryDefend(e.payload)) {
+                if (e != null && s.tryDefend(e)) {
                     e.touch(now);
                     hits.increment();
                 } else {
-                    Owner fresh = heap.create(payloadBytes, fillByte(key));
+                    ManualEntry fresh = new ManualEntry(heap, payloadBytes, fillByte(key), now);
                     s.defend(fresh);
-                    insert(key, new ManualEntry(fresh, now));
+                    insert(key, fresh);
                     misses.increment();
                 }
                 for (int i = 0; i < 8; i++) check(key, s.getByte((long) i * (payloadBytes - 1) / 7));
@@ -61,7 +87,7 @@ final class ManualPayloadCache extends SlidingCache<ManualPayloadCache.ManualEnt
 
     @Override
     void evict(ManualEntry entry) {
-        entry.payload.abandon();
+        entry.abandon();
     }
 
     ManualHeap heap() {

@@ -16,9 +16,6 @@ import dev.floe.bench.harness.Trial;
 import dev.floe.bench.map.GcTotals;
 import dev.floe.memory.MemoryStats;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,15 +31,19 @@ import java.util.Map;
  * ({@link CacheSizing}). Expiration runs on the driver's virtual clock ({@link CacheDriver}), so
  * both implementations do the same work.
  *
- * <p>Each run: a JIT warm-up (the same request loop for half the requests on a throw-away cache
- * over an eighth of the keys with a tenth of the expiration, so it misses as often), {@code System.gc()}, the kernel's peak RSS reset, then the
- * measured run on a fresh cache. Metrics: {@code ops_per_s} = requests / time to completion,
+ * <p>Each run: a JIT warm-up ({@link WarmUp}: rounds of the same request loop for half the
+ * requests on a throw-away cache over an eighth of the keys with a tenth of the expiration, so
+ * it misses as often, until the JIT compiler is quiet, within {@link CacheSizing} bounds),
+ * {@code System.gc()},
+ * a wait until the resident set stops falling ({@link PeakRss}), the kernel's peak RSS reset,
+ * then the measured run on a fresh cache. Metrics: {@code ops_per_s} = requests / time to completion,
  * {@code peak_rss_bytes} = the process's peak resident set ({@code VmHWM}) since the reset (the
  * whole process where the reset is not available: {@code extra.peak_rss_reset = 0}),
  * {@code gc_pause_ms} = collector pause time during the measured run (the GC MXBeans' pause
  * collectors).
  * {@code extra}: the two memory metrics again (results carry only ops/s as a top-level summary),
- * {@code time_s}, {@code gc_count}, hits, misses, evictions, entries at the end,
+ * {@code time_s}, {@code gc_count}, {@code warmup_rounds}, {@code jit_ms} (JIT compilation time
+ * during the measured run), hits, misses, evictions, entries at the end,
  * {@code payload_mismatches} (must be 0), and for {@code manual} the heap's epoch, ejections and
  * objects still waiting at the end. Ratios: {@code manual} against {@code gc-g1} on the three
  * metrics. Goals: {@link #targets}.
@@ -101,15 +102,19 @@ public final class ManualSuite implements Suite {
         m.put("paper", "Snowflake (OOPSLA 2017) section 5, ASP.NET Caching: threads share a cache, N requests with keys "
                 + "uniform over a large key space, allocate on miss, sliding expiration 1 s, payloads 256 B / 2 KiB / "
                 + "4 KiB; time to completion, peak working set, GC pauses");
-        m.put("runs_measure", "one fresh JVM per run: JIT warm-up (half the requests over an eighth of the keys, a tenth "
-                + "of the expiration, on a throw-away cache), System.gc(), peak RSS reset (/proc/self/clear_refs), then the measured run: time to "
+        m.put("runs_measure", "one fresh JVM per run: JIT warm-up (rounds of half the requests over an eighth of the keys, a "
+                + "tenth of the expiration, on throw-away caches, until two rounds in a row compile less than "
+                + WarmUp.QUIET_COMPILE_MS + " ms, after " + z.warmupMinSeconds() + " s at least and " + z.warmupMaxSeconds()
+                + " s at most, at least one round), System.gc(), a wait until RSS stops falling (G1 uncommits concurrently), peak RSS reset "
+                + "(/proc/self/clear_refs), then the measured run: time to "
                 + "completion of all requests, peak RSS since the reset, GC pauses during it; --duration and --warmup are "
                 + "not used");
         Map<String, Object> jvm = new LinkedHashMap<>();
         for (String impl : s.impls()) jvm.put(impl, String.join(" ", CacheImpl.byLabel(impl).jvmArgs(z)));
         m.put("jvm_args", jvm);
-        m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry's owner, else "
-                + "create + defend + fill + put; gc-g1: new byte[] + fill on miss; both read 8 bytes of the payload "
+        m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry (which embeds "
+                + "its payload's owner), else a new entry (createInto, filled) + defend + put; gc-g1: new byte[] + fill "
+                + "on miss; both read 8 bytes of the payload "
                 + "and check them; expired entries removed on access and by a scan every half expiration period");
         return m;
     }
@@ -149,11 +154,16 @@ public final class ManualSuite implements Suite {
         CacheSizing z = CacheSizing.of(trial.mode());
         Map<String, Double> extra = new LinkedHashMap<>();
         long seed = ++runCounter;
-        try (SlidingCache<?> warm = impl.open(z, payload, z.warmupExpirationMs())) { // JIT warm-up, small throw-away cache
-            CacheDriver.run(warm, trial.threads(), z.warmupRequests(), z.warmupKeys(), -seed);
-        }
+        int warmupRounds = WarmUp.run(z.warmupMinSeconds(), z.warmupMaxSeconds(), round -> { // small throw-away caches
+            try (SlidingCache<?> warm = impl.open(z, payload, z.warmupExpirationMs())) {
+                CacheDriver.run(warm, trial.threads(), z.warmupRequests(), z.warmupKeys(), -seed * 1_000 - round);
+            }
+        });
+        extra.put("warmup_rounds", (double) warmupRounds);
         System.gc();
-        extra.put("peak_rss_reset", resetPeakRss() ? 1.0 : 0.0);
+        PeakRss.awaitSettled();
+        extra.put("peak_rss_reset", PeakRss.reset() ? 1.0 : 0.0);
+        long jitBefore = WarmUp.compileMillis();
         GcTotals gcBefore = GcTotals.now();
         double seconds;
         MemorySnapshot memory;
@@ -175,41 +185,16 @@ public final class ManualSuite implements Suite {
             }
         }
         GcTotals gc = GcTotals.now().minus(gcBefore);
+        extra.put("jit_ms", (double) Math.max(0, WarmUp.compileMillis() - jitBefore));
         extra.put("time_s", seconds);
         extra.put("gc_count", (double) gc.count());
         Map<String, Double> metrics = new LinkedHashMap<>();
         metrics.put(Metric.OPS_PER_S.name(), z.requests() / seconds);
-        metrics.put(PEAK_RSS.name(), (double) peakRss());
+        metrics.put(PEAK_RSS.name(), (double) PeakRss.peak());
         metrics.put(GC_PAUSE.name(), (double) gc.millis());
         extra.put(PEAK_RSS.name(), metrics.get(PEAK_RSS.name())); // results show the metrics' medians here
         extra.put(GC_PAUSE.name(), metrics.get(GC_PAUSE.name()));
         return new Sample(metrics, memory, extra);
-    }
-
-    /**
-     * Resets the kernel's peak RSS of this process to its current RSS ({@code 5} to
-     * {@code /proc/self/clear_refs}, Linux 4.0+), so that the peak covers the measured run and
-     * not the warm-up; false where that is not possible (the peak then covers the whole process).
-     */
-    static boolean resetPeakRss() {
-        try {
-            Files.writeString(Path.of("/proc/self/clear_refs"), "5");
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    /** The process's peak resident set size ({@code VmHWM}) in bytes, or 0 where unavailable. */
-    static long peakRss() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) return Long.parseLong(line.substring(6).trim().split("\\s+")[0]) * 1024;
-            }
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-        return 0;
     }
 
     /** A goal on the median ratio of manual to gc-g1 (above 1: manual better). */

@@ -26,31 +26,20 @@ import java.util.concurrent.atomic.LongAdder;
  */
 abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseable {
 
-    /** An entry: its payload is the subclass's; the last access time is shared logic. */
-    abstract static class Entry {
-        private static final VarHandle LAST_ACCESS;
-        @SuppressWarnings("unused") // through LAST_ACCESS
-        private long lastAccess;
+    /**
+     * An entry: its payload is the implementation's, and so is the field behind
+     * {@link #lastAccess()} (the {@code manual} entry extends {@code Owner} to embed its owner,
+     * so the entries share this interface rather than a base class).
+     */
+    interface Entry {
+        /** The time of the last access (an opaque read: a racy timestamp, never torn). */
+        long lastAccess();
 
-        Entry(long now) {
-            LAST_ACCESS.setOpaque(this, now);
-        }
+        /** Refreshes the sliding expiration (an opaque store). */
+        void touch(long now);
 
-        /** Refreshes the sliding expiration (opaque store: a racy timestamp, never torn). */
-        void touch(long now) {
-            LAST_ACCESS.setOpaque(this, now);
-        }
-
-        boolean expired(long now, long expirationNanos) {
-            return now - (long) LAST_ACCESS.getOpaque(this) > expirationNanos;
-        }
-
-        static {
-            try {
-                LAST_ACCESS = MethodHandles.lookup().findVarHandle(Entry.class, "lastAccess", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
+        default boolean expired(long now, long expirationNanos) {
+            return now - lastAccess() > expirationNanos;
         }
     }
 
@@ -148,6 +137,18 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
     /** Evicts every entry (end of a run). */
     final void clear() {
         for (Map.Entry<Integer, E> me : map.entrySet()) remove(me.getKey(), me.getValue());
+    }
+
+    /**
+     * The handle of an entry class's {@code long lastAccess} field, found with the class's own
+     * {@code lookup} (each entry class keeps it in a static final field: a constant for the JIT).
+     */
+    static VarHandle lastAccessHandle(MethodHandles.Lookup lookup, Class<? extends Entry> entryClass) {
+        try {
+            return lookup.findVarHandle(entryClass, "lastAccess", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     private static final VarHandle NEXT_SCAN;
