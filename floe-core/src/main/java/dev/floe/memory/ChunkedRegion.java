@@ -141,6 +141,12 @@ final class ChunkedRegion extends Region {
         return bytes;
     }
 
+    /** Nothing to do: arena chunks are allocated zeroed, so they are resident once committed. */
+    @Override
+    void preTouch(long offset, long length) {
+        checkRange(offset, length);
+    }
+
     @Override
     synchronized void commit(long offset, long length) {
         checkRange(offset, length);

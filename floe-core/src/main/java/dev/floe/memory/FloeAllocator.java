@@ -81,6 +81,8 @@ public final class FloeAllocator implements AutoCloseable {
         this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
         this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
         this.maxAllocation = b.regionSize - smallLimit;
+        // before anything is handed out: the touch writes zeros over memory no one uses yet
+        region.preTouch(0, Math.min(b.preTouch, Math.min(b.budget, smallLimit)));
         this.mbeanName = b.jmx ? registerMBean() : null;
     }
 
@@ -311,6 +313,7 @@ public final class FloeAllocator implements AutoCloseable {
         private boolean jmx = true;
         private boolean recarve;
         private ReleaseMethod releaseMethod = ReleaseMethod.MADVISE;
+        private long preTouch;
 
         private Builder() {}
 
@@ -372,6 +375,22 @@ public final class FloeAllocator implements AutoCloseable {
          */
         public Builder recarveEmptySuperblocks(boolean enable) {
             this.recarve = enable;
+            return this;
+        }
+
+        /**
+         * Faults in the first {@code bytes} of the small-block area (superblocks are carved from
+         * its start) when the allocator is built, capped at the budget and at that area: the
+         * off-heap counterpart of {@code -XX:+AlwaysPreTouch}. Allocations there never wait for a
+         * first-touch page fault (about 1.5 µs per 4 KiB page on a VM), and the process's RSS
+         * includes those bytes from the start. Superblocks released later still go back to the
+         * OS and fault in again when reused. Building takes that much longer (mapped regions:
+         * one write per page; chunked regions: nothing to do, their memory is resident once
+         * committed). Default 0: nothing is touched in advance.
+         */
+        public Builder preTouch(long bytes) {
+            if (bytes < 0) throw new IllegalArgumentException("preTouch must not be negative: " + bytes);
+            this.preTouch = bytes;
             return this;
         }
 

@@ -165,6 +165,13 @@ final class MappedRegion extends Region {
         checkRange(offset, length);
     }
 
+    /** One write per 4 KiB page: a write fault maps a page of its own (a read would map the shared zero page). */
+    @Override
+    void preTouch(long offset, long length) {
+        checkRange(offset, length);
+        for (long at = offset; at < offset + length; at += 4096) LONG.set(segment, at & ~7L, 0L);
+    }
+
     @Override
     boolean growsContiguously() {
         return true;

@@ -163,6 +163,12 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      */
     abstract void commit(long offset, long length);
 
+    /**
+     * Faults in {@code [offset, offset+length)} ahead of use ({@link FloeAllocator.Builder#preTouch}):
+     * writes zeros, so only for memory nothing uses yet.
+     */
+    abstract void preTouch(long offset, long length);
+
     /** Granularity in which fresh address ranges for large runs should be committed. */
     abstract long extentGranularity();
 

@@ -56,7 +56,7 @@ final class CslmOffHeapStore implements MapUnderTest {
 
     CslmOffHeapStore(long offheapBudget, int valueBytes) {
         this.allocator = FloeAllocator.builder().name("bench-map-cslm-offheap-" + STORES.incrementAndGet())
-                .budget(offheapBudget).build();
+                .budget(offheapBudget).preTouch(offheapBudget).build(); // as the workers' heaps are
         this.nova = new Nova(allocator);
         this.valueBytes = valueBytes;
     }

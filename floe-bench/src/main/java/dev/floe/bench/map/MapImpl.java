@@ -52,8 +52,8 @@ enum MapImpl {
     /** A new, empty map of this implementation. */
     MapUnderTest open(MapSizing z) {
         return switch (this) {
-            case FLOE_OAK -> new OakStore(z.offheapBudget(), true, z.keyBytes(), z.valueBytes());
-            case FLOE_OAK_NORECLAIM -> new OakStore(z.offheapBudget() + z.noReclaimExtraBytes(), false,
+            case FLOE_OAK -> new OakStore(z.offheapBudget(), z.offheapBudget(), true, z.keyBytes(), z.valueBytes());
+            case FLOE_OAK_NORECLAIM -> new OakStore(z.offheapBudget() + z.noReclaimExtraBytes(), z.offheapBudget(), false,
                     z.keyBytes(), z.valueBytes());
             case CSLM -> new CslmStore(z.valueBytes());
             case CSLM_OFFHEAP -> new CslmOffHeapStore(z.offheapBudget(), z.valueBytes());
@@ -63,8 +63,9 @@ enum MapImpl {
 
     /**
      * JVM options of this implementation's workers: G1 everywhere, a fixed heap (pre-touched, so
-     * that RSS samples see the heap from the start), for cslm the whole RAM budget, for the
-     * others the on-heap split (their off-heap budget is enforced by Floe, for MapDB by the JVM's
+     * that RSS samples see the heap from the start and no operation pays a first-touch page
+     * fault; Floe allocators pre-touch their off-heap budget likewise, see {@link #open}), for
+     * cslm the whole RAM budget, for the others the on-heap split (their off-heap budget is enforced by Floe, for MapDB by the JVM's
      * direct-memory cap); the key and value sizes travel as system properties.
      */
     List<String> jvmArgs(MapSizing z) {

@@ -37,11 +37,16 @@ final class OakStore implements MapUnderTest {
     private final ZeroCopyMap<byte[], byte[]> descending;
     private final int rawEntryBytes;
 
-    OakStore(long offheapBudget, boolean reclaim, int keyBytes, int valueBytes) {
+    /**
+     * @param preTouch off-heap bytes faulted in when the allocator is built (the counterpart of
+     *                 the workers' {@code -XX:+AlwaysPreTouch}; {@link FloeAllocator.Builder#preTouch})
+     */
+    OakStore(long offheapBudget, long preTouch, boolean reclaim, int keyBytes, int valueBytes) {
         long region = Math.max(64L << 20, Long.highestOneBit(offheapBudget) << 2);
         this.allocator = FloeAllocator.builder()
                 .name("bench-map-oak-" + MAPS.incrementAndGet())
                 .budget(offheapBudget)
+                .preTouch(preTouch)
                 .regionSize(region)
                 .build();
         this.map = OakMap.builder(BenchKeys.CODEC, OakCodecs.BYTES, BenchKeys.CODEC)

@@ -53,6 +53,7 @@ final class RollupOakIndex extends RollupIndex {
         this.allocator = FloeAllocator.builder()
                 .name("bench-rollup-oak-" + MAPS.incrementAndGet())
                 .budget(offheapBudget)
+                .preTouch(offheapBudget) // as the JVMs' heaps are (-XX:+AlwaysPreTouch)
                 .regionSize(region)
                 .build();
         try {
