@@ -3,44 +3,39 @@ package dev.floe.lockfree;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-/**
- * The per-participant state of a {@link Reclamation}: the paper's per-thread warning bit, local
- * clock, hazard pointers and limbo list, held by whichever thread runs an operation with it.
- *
- * <p>A participant is borrowed from {@link Participants} for one operation and given back at its
- * end, so any number of platform or virtual threads share a table bounded by the peak number of
- * operations in flight (ARCHITECTURE.md invariant 7). The borrow is a CAS (acquire) and the
- * return a release store, so the plain fields below move between threads with a happens-before
- * edge and are only ever touched by the current borrower. Only {@link #warning} is written by
- * other threads (an OA-BIT reclaimer); it is accessed through a VarHandle.
- */
-final class Participant {
-    private static final VarHandle BUSY;
-    private static final VarHandle WARNING;
-    private static final VarHandle HAZARD = MethodHandles.arrayElementVarHandle(long[].class);
+/** A cache line of padding before a participant's fields (see {@link Participant}, "Padding"). */
+abstract class ParticipantPadBefore {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+}
+
+/** The fields of a {@link Participant}, between its two cache lines of padding. */
+abstract class ParticipantFields extends ParticipantPadBefore {
     /** Hazard pointers a modifying step publishes at most: predecessor, current, successor. */
     static final int MAX_HAZARDS = 3;
+    /** Longs of padding at each end of {@link #hazards}: one cache line. */
+    static final int HAZARD_PAD = 8;
 
     /** Position in {@link Participants}' table. */
     final int index;
     /** 1 while a thread borrows this participant (CAS 0 → 1 claims, release store of 0 returns). */
-    @SuppressWarnings("unused") // through BUSY
-    private volatile int busy;
+    @SuppressWarnings("unused") // through Participant.BUSY
+    volatile int busy;
     /** OA-BIT's warning bit: set (1) by any reclaimer, cleared by the owner when it restarts. */
-    @SuppressWarnings("unused") // through WARNING
-    private volatile int warning;
+    @SuppressWarnings("unused") // through Participant.WARNING
+    volatile int warning;
 
     /** OA-VER's LocalClock: the global clock value this participant last acknowledged. */
     long localClock;
     /** OA-VER's LastRetireTime: the clock read after the latest retire. */
     long lastRetireTime;
     /**
-     * OA's hazard pointers: this participant's fixed slots (0 = empty), written only by the
-     * borrower and scanned by reclaimers. Padded to a cache line of its own.
+     * OA's hazard pointers: this participant's fixed slots (0 = empty) at
+     * {@code [HAZARD_PAD, HAZARD_PAD + MAX_HAZARDS)}, written only by the borrower and scanned by
+     * reclaimers; a cache line of padding at each end keeps other objects off their line.
      */
-    private final long[] hazards = new long[MAX_HAZARDS + 8];
+    final long[] hazards = new long[HAZARD_PAD + MAX_HAZARDS + HAZARD_PAD];
     /** Whether any hazard slot may be non-zero (owner only: skips clearing when none was set). */
-    private boolean hazardsSet;
+    boolean hazardsSet;
     /** EBR: the hazard slot announcing this operation's epoch, or -1. */
     int epochSlot = -1;
     /** Nodes retired through this participant and not yet freed. */
@@ -53,9 +48,49 @@ final class Participant {
     long freed;
     long retired;
 
-    Participant(int index, int limboCapacity) {
+    ParticipantFields(int index, int limboCapacity) {
         this.index = index;
         this.limbo = new LimboList(limboCapacity);
+    }
+}
+
+/** A cache line of padding after a participant's fields. */
+abstract class ParticipantPadAfter extends ParticipantFields {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+
+    ParticipantPadAfter(int index, int limboCapacity) {
+        super(index, limboCapacity);
+    }
+}
+
+/**
+ * The per-participant state of a {@link Reclamation}: the paper's per-thread warning bit, local
+ * clock, hazard pointers and limbo list, held by whichever thread runs an operation with it.
+ *
+ * <p>A participant is borrowed from {@link Participants} for one operation and given back at its
+ * end, so any number of platform or virtual threads share a table bounded by the peak number of
+ * operations in flight (ARCHITECTURE.md invariant 7). The borrow is a CAS (acquire) and the
+ * return a release store, so the plain fields ({@link ParticipantFields}) move between threads
+ * with a happens-before edge and are only ever touched by the current borrower. Only
+ * {@code warning} is written by other threads (an OA-BIT reclaimer), and only the hazard slots
+ * and the claim word are read by them; these are accessed through VarHandles.
+ *
+ * <h2>Padding</h2>
+ * The borrower writes the claim word, the local clock and the counters on every operation and
+ * the hazard slots on every modifying step. The participants of a table are small objects created
+ * together, and a garbage collection copies them next to each other in table order, so two
+ * threads on two participants would write the same cache lines. The fields therefore sit between
+ * two cache lines of padding (superclass fields are laid out first: {@link ParticipantPadBefore},
+ * {@link ParticipantFields}, {@link ParticipantPadAfter}), and the hazard slots sit inside an
+ * array with a cache line of padding at each end.
+ */
+final class Participant extends ParticipantPadAfter {
+    private static final VarHandle BUSY;
+    private static final VarHandle WARNING;
+    private static final VarHandle HAZARD = MethodHandles.arrayElementVarHandle(long[].class);
+
+    Participant(int index, int limboCapacity) {
+        super(index, limboCapacity);
     }
 
     /**
@@ -63,9 +98,9 @@ final class Participant {
      * (StoreLoad): they are visible before the caller's next load, the warning check.
      */
     void publishHazards(long a, long b, long c) {
-        HAZARD.setOpaque(hazards, 0, a);
-        HAZARD.setOpaque(hazards, 1, b);
-        HAZARD.setOpaque(hazards, 2, c);
+        HAZARD.setOpaque(hazards, HAZARD_PAD, a);
+        HAZARD.setOpaque(hazards, HAZARD_PAD + 1, b);
+        HAZARD.setOpaque(hazards, HAZARD_PAD + 2, c);
         hazardsSet = true;
         VarHandle.fullFence();
     }
@@ -73,15 +108,15 @@ final class Participant {
     /** Clears the hazard pointers with release stores (after the protected CAS). */
     void clearHazards() {
         if (!hazardsSet) return;
-        HAZARD.setRelease(hazards, 0, 0L);
-        HAZARD.setRelease(hazards, 1, 0L);
-        HAZARD.setRelease(hazards, 2, 0L);
+        HAZARD.setRelease(hazards, HAZARD_PAD, 0L);
+        HAZARD.setRelease(hazards, HAZARD_PAD + 1, 0L);
+        HAZARD.setRelease(hazards, HAZARD_PAD + 2, 0L);
         hazardsSet = false;
     }
 
     /** Adds this participant's non-zero hazard pointers to {@code out} from {@code n}; returns the new count. */
     int collectHazards(long[] out, int n) {
-        for (int i = 0; i < MAX_HAZARDS; i++) {
+        for (int i = HAZARD_PAD; i < HAZARD_PAD + MAX_HAZARDS; i++) {
             long h = (long) HAZARD.getVolatile(hazards, i);
             if (h != 0) out[n++] = h;
         }
@@ -122,8 +157,8 @@ final class Participant {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            BUSY = l.findVarHandle(Participant.class, "busy", int.class);
-            WARNING = l.findVarHandle(Participant.class, "warning", int.class);
+            BUSY = l.findVarHandle(ParticipantFields.class, "busy", int.class);
+            WARNING = l.findVarHandle(ParticipantFields.class, "warning", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

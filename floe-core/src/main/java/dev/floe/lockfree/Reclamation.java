@@ -33,8 +33,23 @@ import java.util.Objects;
  * </pre>
  */
 public abstract class Reclamation {
-    /** Default limbo list capacity per participant (nodes retired before a reclamation). */
+    /** Default limbo list capacity per participant for EBR (nodes retired before a reclamation). */
     public static final int DEFAULT_LIMBO_CAPACITY = 256;
+
+    /**
+     * Default limbo list capacity per participant for OA-BIT and OA-VER: 32 nodes. An OA pass
+     * frees every node no hazard pointer holds, one by one into the allocator's cache stripe,
+     * whose bin for the 32-byte node class holds 128 blocks (a free into a full bin flushes its
+     * older half to the shared superblock heap, an allocation from an empty one refills half).
+     * When inserts match removes, a pass of 32 frees fits between those bounds, so the next
+     * inserts reuse the freed nodes from the bin while they are still in the cache. A pass of 256
+     * overflowed the bin every time, and the inserts then refilled cold blocks from the heap: on
+     * {@code hash-10k-update} with one thread 75 ns of CPU per operation against 58 with 32 and
+     * 56 for {@code nr} (docs/lockfree.md, "Where the time went"). EBR keeps
+     * {@link #DEFAULT_LIMBO_CAPACITY}: its passes cannot free what the other threads' announced
+     * epochs still cover, and 32 was slower there.
+     */
+    public static final int DEFAULT_OA_LIMBO_CAPACITY = 32;
 
     final FloeAllocator allocator;
     final Participants participants;
@@ -50,7 +65,7 @@ public abstract class Reclamation {
 
     /** OA-BIT: one warning bit per participant, set by every reclaimer for everyone (Algorithm 1). */
     public static Reclamation oaBit(FloeAllocator allocator) {
-        return new OaBitReclamation(allocator, DEFAULT_LIMBO_CAPACITY);
+        return new OaBitReclamation(allocator, DEFAULT_OA_LIMBO_CAPACITY);
     }
 
     /** OA-BIT with a given limbo list capacity. */
@@ -60,7 +75,7 @@ public abstract class Reclamation {
 
     /** OA-VER: a global monotonic clock, warnings piggy-backed (Algorithm 2). */
     public static Reclamation oaVer(FloeAllocator allocator) {
-        return new OaVerReclamation(allocator, DEFAULT_LIMBO_CAPACITY);
+        return new OaVerReclamation(allocator, DEFAULT_OA_LIMBO_CAPACITY);
     }
 
     /** OA-VER with a given limbo list capacity. */

@@ -80,7 +80,8 @@ public final class LockfreeSuite implements Suite {
         m.put("quick_notes", "quick mode: hash-1m-* use " + LockfreeWorkload.QUICK_1M_KEYS
                 + " keys (full: 1,000,000), 0.15 s runs after 0.15 s warm-up; release: 500,000 keys (full: 1,000,000)");
         m.put("node_bytes", 32);
-        m.put("limbo_capacity", Reclamation.DEFAULT_LIMBO_CAPACITY);
+        m.put("limbo_capacity", Reclamation.DEFAULT_OA_LIMBO_CAPACITY);
+        m.put("limbo_capacity_ebr", Reclamation.DEFAULT_LIMBO_CAPACITY);
         m.put("release_keys", ReleaseRun.keys(s.mode()));
         m.put("release_notes", "1 thread: fill a hash table, delete every key, reclaimIdle + trim; rss_bytes = "
                 + "rss_after - rss_before; oa-ver also repeats it on a SHARED_FRAME allocator (extra sf_*) and "
