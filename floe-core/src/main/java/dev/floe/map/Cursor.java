@@ -26,12 +26,12 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Fast path: reading ahead</h2>
  * Once a scan is under way with no bound left to compare keys with in its direction and no
- * trace, {@link #advance} takes entries in groups (8 at first, doubling up to {@link #MAX_AHEAD}):
- * it loads their value words,
- * then their values' lock words, then their Nova headers (the second half of each value snapshot,
- * {@link ValueSlices#stillLive}), each in a tight loop (so that the cache misses on value slices,
- * which lie in insertion order, overlap), and then hands them out one by one from arrays: per
- * entry, the fast path is a few array loads that the JIT inlines into the caller's loop. A
+ * trace, {@link #advance} takes entries in batches (8 at first, doubling up to
+ * {@link #MAX_AHEAD}): it loads their value words, then their values' lock words, then their Nova
+ * headers (the second half of each value snapshot, {@link ValueSlices#stillLive}), each in a tight
+ * loop (so that the cache misses on value slices, which lie in insertion order, overlap), and then
+ * hands them out one by one from arrays: per entry, the fast path is a few array loads that the
+ * JIT inlines into the caller's loop. A
  * snapshot taken a few entries early is still one taken during the scan, so weak consistency is
  * unchanged; entries whose values were removed are skipped as the general way would skip them,
  * and anything else (a value moved, being written, a chunk boundary going backwards) falls back
@@ -230,11 +230,11 @@ final class Cursor {
     /**
      * Reads ahead for the fast path: the next {@link #aheadWindow} entries in scan order within the
      * chunk (ascending: along the list from {@link #entry}; descending: the top of the stack),
-     * their value words (acquire), the first half of their value snapshots (the lock words,
-     * {@link ValueSlices#lockWordAcquire}) and then the second half ({@link ValueSlices#stillLive},
-     * one plain header load each, ordered after every lock word acquire above), each in a tight
-     * loop so that the cache misses on scattered value slices overlap instead of following one
-     * another. A snapshot read ahead is taken a few entries early: a present lock word that the
+     * their value words, the first half of their value snapshots (the lock words,
+     * {@link ValueSlices#lockWordPlain}) and then the second half ({@link ValueSlices#stillLive},
+     * one header load each), each in a tight loop of plain loads followed by an acquire fence
+     * (so each loop's loads are ordered before the next loop's, as acquire loads would be), so
+     * that the cache misses on scattered value slices overlap instead of following one another. A snapshot read ahead is taken a few entries early: a present lock word that the
      * header check confirms was the incarnation's own means the key was present at that load,
      * during the scan (weak consistency), which is all a returned entry promises. A stream
      * buffer's first read re-checks that lock word after its own loads
