@@ -199,8 +199,9 @@ public final class Nova extends RetiringSomar {
      * A view of the block an owned pointer names (see {@link #beginReadOwned}): the slice header
      * at 0, then the first {@code dataLength} bytes of its data from {@link #headerBytes()} on.
      * Raw, like {@link #region()}: for Floe's own layers, whose hot paths read a few words of one
-     * slice and end with {@link #isLiveOwned(long, MemorySegment)} through the same view (one
-     * bounds and liveness check for all of them). Nothing is validated here.
+     * slice and end with the header check ({@link #liveHeaderExpectation}, {@link #isLiveHeader})
+     * through the same view (one bounds and liveness check for all of them). Nothing is
+     * validated here.
      */
     public MemorySegment blockView(long ptr, long dataLength) {
         return access.blockView(ptr, dataLength);

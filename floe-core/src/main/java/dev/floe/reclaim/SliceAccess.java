@@ -4,7 +4,6 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.Map;
