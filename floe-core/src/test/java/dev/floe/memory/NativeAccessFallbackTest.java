@@ -3,15 +3,8 @@ package dev.floe.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,35 +16,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NativeAccessFallbackTest {
 
-    private record Result(int exit, String stdout, String stderr) {}
-
-    private static Result runChild(Path dir, String... jvmArgs) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of(jvmArgs));
-        cmd.add("-Xmx256m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(FallbackChildMain.class.getName());
-        Path out = dir.resolve("stdout.txt");
-        Path err = dir.resolve("stderr.txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
-        // the child must see exactly the flags above
-        pb.environment().remove("JAVA_TOOL_OPTIONS");
-        pb.environment().remove("JDK_JAVA_OPTIONS");
-        pb.environment().remove("_JAVA_OPTIONS");
-        Process p = pb.start();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail("child JVM did not finish within 120 s: " + cmd);
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+    private static ChildJvm.Result runChild(Path dir, String... jvmArgs) throws Exception {
+        String[] args = java.util.Arrays.copyOf(jvmArgs, jvmArgs.length + 1);
+        args[jvmArgs.length] = "-Xmx256m";
+        return ChildJvm.run(dir, FallbackChildMain.class, 120, args);
     }
 
     @Test
     void autoFallsBackToArenaChunksWithoutNativeAccessAndWithoutAWarning(@TempDir Path dir) throws Exception {
-        Result r = runChild(dir);
+        ChildJvm.Result r = runChild(dir);
         assertEquals(0, r.exit(), () -> "child exit code; stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
         assertTrue(r.stdout().contains("mode=ARENA_CHUNKS"), () -> "child stdout: " + r.stdout());
         assertFalse(r.stderr().contains("WARNING"), () -> "the child printed a warning:\n" + r.stderr());
@@ -59,7 +32,7 @@ class NativeAccessFallbackTest {
 
     @Test
     void autoIsMappedInAChildJvmWithNativeAccess(@TempDir Path dir) throws Exception {
-        Result r = runChild(dir, "--enable-native-access=ALL-UNNAMED");
+        ChildJvm.Result r = runChild(dir, "--enable-native-access=ALL-UNNAMED");
         assertEquals(0, r.exit(), () -> "child exit code; stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
         assertTrue(r.stdout().contains("mode=MAPPED"), () -> "child stdout: " + r.stdout());
         assertFalse(r.stderr().contains("WARNING"), () -> "the child printed a warning:\n" + r.stderr());

@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.api.Test;
@@ -74,21 +72,12 @@ class VirtualThreadsTest {
      */
     @Test
     void trimOnAVirtualThreadDoesNotStarveAnUnmountedStripeHolder(@TempDir Path dir) throws Exception {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        ChildJvm.Result r = ChildJvm.run(dir, VirtualThreadTrimChildMain.class, 90,
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-Djdk.virtualThreadScheduler.parallelism=1", "-Djdk.virtualThreadScheduler.maxPoolSize=1",
-                "-cp", System.getProperty("java.class.path"), VirtualThreadTrimChildMain.class.getName());
-        Path out = dir.resolve("out.txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
-        pb.environment().remove("JAVA_TOOL_OPTIONS");
-        pb.environment().remove("JDK_JAVA_OPTIONS");
-        Process p = pb.start();
-        if (!p.waitFor(90, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail("child JVM did not finish: " + Files.readString(out));
-        }
-        String output = Files.readString(out);
+                "-Djdk.virtualThreadScheduler.parallelism=1", "-Djdk.virtualThreadScheduler.maxPoolSize=1");
+        String output = r.stdout() + r.stderr();
+        int exit = r.exit();
         assertTrue(output.contains("trim finished"), "trim() on a virtual thread never finished:\n" + output);
-        assertEquals(0, p.exitValue(), output);
+        assertEquals(0, exit, output);
     }
 }
