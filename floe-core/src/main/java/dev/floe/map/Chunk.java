@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import dev.floe.reclaim.SafePointer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -12,7 +13,9 @@ import java.lang.invoke.VarHandle;
  * entries: long[(capacity + 1) * 4]     entry e occupies [4e, 4e + 4) (32 bytes):
  *   +0 NEXT    index of the next entry in key order (0: end of list)
  *   +1 KEY     Nova safe pointer to the serialized key (immutable once linked)
- *   +2 VALUE   Nova safe pointer to the value slice ({@link ValueSlices}); 0: no value
+ *   +2 VALUE   Nova safe pointer to the value slice ({@link ValueSlices}); 0: no value;
+ *              the pointer with Nova's deleted bit set ({@link SafePointer#markDeleted}): a
+ *              removed value, marked by {@link #markRemoved}, so no value either
  *   +3 PREFIX  the key's order prefix ({@link OakComparator#prefixOf}), immutable once linked
  * </pre>
  * Searches compare the prefix first (on-heap, beside the entry, and for the sorted prefix also in
@@ -119,6 +122,28 @@ final class Chunk {
      */
     long valuePlain(int e) {
         return entries[e * STRIDE + VALUE];
+    }
+
+    /**
+     * Whether value word {@code v} names a value that may be present: not 0 and not marked
+     * removed. Every reader of value words asks this before it touches the value off-heap.
+     */
+    static boolean holdsValue(long v) {
+        return v != 0 && !SafePointer.isDeleted(v);
+    }
+
+    /**
+     * Marks entry e's value word {@code removed} as removed (Nova's deleted bit on the pointer, the
+     * paper's local mark) so that scans, lookups and rebalances skip the entry without loading the
+     * slice's lock word off-heap. Only for a value whose lock word already shows it removed (R is
+     * final): a word is marked only after its removal's linearization point, and stays marked
+     * until a put replaces it. The marked word is a new value of the entry (the value word still
+     * never returns to an earlier value, as {@code Cursor.sameAs} needs), and a put that read the
+     * unmarked word fails its CAS and reads again. A hint needing no publication: a rebalance that
+     * copies the entry meanwhile finds the value removed either way (see {@code Rebalancer}).
+     */
+    void markRemoved(int e, long removed) {
+        ENTRY.compareAndSet(entries, e * STRIDE + VALUE, removed, SafePointer.markDeleted(removed));
     }
 
     /** Installs a value pointer; the CAS also publishes the value's bytes. */

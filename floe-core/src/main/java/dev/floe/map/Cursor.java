@@ -212,7 +212,7 @@ final class Cursor {
      * In each case the key was absent at some moment during the scan.
      */
     private boolean absentAhead(int e, long v, long lw) {
-        if (v == 0) return true;
+        if (!Chunk.holdsValue(v)) return true;
         if (values.sameIncarnation(v)) return ValueSlices.isRemoved(lw);
         return chunk.value(e) == v && chunk.replacement == null;
     }
@@ -282,7 +282,7 @@ final class Cursor {
         VarHandle.acquireFence(); // the value words before the lock words: slices initialised before
         for (int i = 0; i < n; i++) {
             long v = aheadValue[i];
-            aheadLock[i] = v == 0 ? 0 : values.lockWordPlain(v);
+            aheadLock[i] = Chunk.holdsValue(v) ? values.lockWordPlain(v) : 0;
         }
         VarHandle.acquireFence(); // the lock words before the header checks (and every later load)
         for (int i = 0; i < n; i++) {
@@ -323,7 +323,7 @@ final class Cursor {
             entry = c.next(e);
             long v = c.value(e);
             if (trace != null) trace.add(c, e, v);
-            if (v == 0) continue;
+            if (!Chunk.holdsValue(v)) continue;
             long k = c.key(e);
             if (belowLow) {
                 // the start position was read after the search compared: an entry linked there
@@ -384,7 +384,7 @@ final class Cursor {
             int e = stack[--depth];
             long v = chunk.value(e);
             if (trace != null) trace.add(chunk, e, v);
-            if (v == 0) continue;
+            if (!Chunk.holdsValue(v)) continue;
             long k = chunk.key(e);
             if (range.lo() != null) {
                 int cmp = keys.compare(range.lo(), k);

@@ -2,6 +2,7 @@ package dev.floe.map;
 
 import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.Nova;
+import dev.floe.reclaim.SafePointer;
 import java.lang.foreign.MemorySegment;
 import java.util.Comparator;
 import java.util.concurrent.ConcurrentSkipListSet;
@@ -180,13 +181,17 @@ final class InternalOakMap<K, V> {
 
     // ---- lookups -------------------------------------------------------------------------------
 
-    /** The value pointer in {@code probe}'s entry (maybe removed or moved), or 0 if it has none. */
+    /**
+     * The value pointer in {@code probe}'s entry (maybe removed or moved), or 0 if it has none or
+     * one marked removed ({@link Chunk#markRemoved}).
+     */
     long lookup(Object probe) {
         while (true) {
             Chunk c = locate(probe);
             int r = c.search(keys, probe);
             if (r == Chunk.RETRY) continue;
-            return r > 0 ? c.value(r) : 0;
+            long v = r > 0 ? c.value(r) : 0;
+            return Chunk.holdsValue(v) ? v : 0;
         }
     }
 
@@ -209,7 +214,7 @@ final class InternalOakMap<K, V> {
             if (r <= 0) r = c.prefixWalk(prefix, -r - 1);
             if (r > 0) {
                 long v = c.value(r); // acquire: the slice was initialised before v was published
-                long lw = v == 0 ? 0 : values.lockWordAcquire(v);
+                long lw = Chunk.holdsValue(v) ? values.lockWordAcquire(v) : 0;
                 int cmp = keys.compare(probe, c.key(r));
                 if (cmp == KeySlices.RETRY) continue; // c was replaced and r's key retired
                 if (cmp == 0 && ValueSlices.isPresent(lw) && values.stillLive(v)) return new ValueBuffer(this, v, lw);
@@ -217,7 +222,7 @@ final class InternalOakMap<K, V> {
             }
             if (r == Chunk.RETRY) continue;
             long p = r > 0 ? c.value(r) : 0;
-            if (p == 0) return null;
+            if (!Chunk.holdsValue(p)) return null; // none, or marked removed: absent when read
             long lw = values.snapshot(p);
             if (lw != 0) return new ValueBuffer(this, p, lw);
             p = liveValue(probe); // removed, moved or being written: the full path
@@ -287,7 +292,7 @@ final class InternalOakMap<K, V> {
                 if (r == Chunk.RETRY) continue;
                 if (r > 0) {
                     long p = c.value(r);
-                    if (p != 0) { // case 1 if p is present
+                    if (Chunk.holdsValue(p)) { // case 1 if p is present
                         if (mode == IfPresent.KEEP && !wantOld) {
                             if (values.isLive(p)) return Boolean.FALSE;
                         } else {
@@ -296,7 +301,7 @@ final class InternalOakMap<K, V> {
                             if (done != null) return done == NONE ? null : done;
                         }
                     }
-                    // case 2: no value, or a removed one: install ours in the entry
+                    // case 2: no value, or a removed one (marked or not): install ours in the entry
                     if (newValue == 0) newValue = newValue(value);
                     if (!c.publish()) {
                         awaitRebalance();
@@ -367,7 +372,7 @@ final class InternalOakMap<K, V> {
         if (r <= 0) r = c.prefixWalk(prefix, -r - 1);
         if (r <= 0) return r;
         long v = c.value(r);
-        if (v != 0) values.lockWordAcquire(v);
+        if (Chunk.holdsValue(v)) values.lockWordAcquire(v);
         int cmp = keys.compare(probe, c.key(r));
         if (cmp == KeySlices.RETRY) return Chunk.RETRY;
         return cmp == 0 ? r : c.search(keys, probe);
@@ -515,11 +520,13 @@ final class InternalOakMap<K, V> {
     }
 
     /**
-     * Oak's finalizeRemove, reduced to bookkeeping: the entry keeps the removed pointer (readers
-     * treat a removed value as no value, and the next put replaces the pointer with a CAS), so
-     * an entry's value word never returns to an earlier value, which the linearizable navigation
-     * relies on ({@link Cursor#sameAs}). It counts the removal in the chunk that holds the entry,
-     * whose rebalance then drops the entry and retires its key.
+     * Oak's finalizeRemove, reduced to bookkeeping: the entry keeps the removed pointer, marked
+     * removed ({@link Chunk#markRemoved}; readers treat a removed value, marked or not, as no
+     * value, and the next put replaces the word with a CAS), so an entry's value word never
+     * returns to an earlier value, which the linearizable navigation relies on
+     * ({@link Cursor#sameAs}). The mark lets scans, lookups and rebalances skip the entry without
+     * loading the slice off-heap. It counts the removal in the chunk that holds the entry, whose
+     * rebalance then drops the entry and retires its key.
      *
      * <p>A rebalance checks the values of a chunk's entries only if the chunk counted a removal
      * (read after the freeze; see {@link Rebalancer}), so the count must reach the chunk that
@@ -528,7 +535,10 @@ final class InternalOakMap<K, V> {
      * before it reads the count: by the total order of volatile accesses, either the rebalance
      * sees the count, or this thread sees the chunk frozen and counts again in the chunk that
      * replaced it (if its entry was copied there with the removed value; a rebalance that
-     * checked the value dropped the entry instead).
+     * checked the value dropped the entry instead). The mark is stored after this thread saw the
+     * chunk not frozen, so a rebalance that may copy the marked word froze the chunk after that
+     * read and sees the count: it checks the entry and drops it (marked or not, the value is
+     * removed).
      */
     private void finalizeRemove(Object probe, long removed) {
         while (true) {
@@ -542,6 +552,7 @@ final class InternalOakMap<K, V> {
                     awaitRebalance();
                     continue;
                 }
+                c.markRemoved(r, removed);
                 if (c.needsRebalance()) rebalance(c);
             }
             return;
@@ -606,7 +617,8 @@ final class InternalOakMap<K, V> {
                 c.freeze();
                 for (int e = c.next(0); e != 0; e = c.next(e)) {
                     long v = c.value(e);
-                    if (v != 0) nova.delete(v);
+                    // a marked word's slice was deleted by its remove, unless reclamation is off
+                    if (v != 0) nova.delete(SafePointer.clearDeleted(v));
                     nova.delete(c.key(e));
                 }
             }

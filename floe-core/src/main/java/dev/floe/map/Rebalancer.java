@@ -45,7 +45,9 @@ import java.util.Arrays;
  * that holds its entry before it returns, and when it finds that chunk frozen it counts again in
  * the replacement ({@link InternalOakMap#finalizeRemove}), so a removed entry copied unchecked
  * is counted in its new chunk, whose next rebalance checks and drops it. (Only a remover stalled
- * between its R store and its count leaves its entry uncounted, until it resumes.)
+ * between its R store and its count leaves its entry uncounted, until it resumes.) An entry whose
+ * value word is marked removed ({@link Chunk#markRemoved}) is dropped without a look off-heap,
+ * checked chunk or not: the mark is only ever set on a removed value.
  *
  * <h2>Thresholds</h2>
  * Chunks start small ({@code firstChunkEntries}, 16 by default, so an empty map costs a few hundred
@@ -119,7 +121,7 @@ final class Rebalancer<K> {
         boolean check = c.removals != 0; // read after the freeze
         for (int e = c.next(0); e != 0; e = c.next(e)) {
             long k = c.key(e), v = c.value(e);
-            if (v != 0 && (!check || values.isLive(v))) {
+            if (Chunk.holdsValue(v) && (!check || values.isLive(v))) {
                 if (live == keysBuf.length) {
                     keysBuf = Arrays.copyOf(keysBuf, live * 2);
                     valuesBuf = Arrays.copyOf(valuesBuf, live * 2);

@@ -63,6 +63,11 @@ public final class SafePointer {
         return ptr | DELETED;
     }
 
+    /** The same pointer without its deleted bit (for a holder that marked it and must name the slice again). */
+    public static long clearDeleted(long ptr) {
+        return ptr & ~DELETED;
+    }
+
     public static String toString(long ptr) {
         return "SafePointer[header=" + headerOffset(ptr) + ", version=" + version(ptr)
                 + (isDeleted(ptr) ? ", deleted" : "") + "]";

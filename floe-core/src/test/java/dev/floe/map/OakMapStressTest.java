@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.FloeOutOfMemoryException;
 import dev.floe.reclaim.Nova;
+import dev.floe.reclaim.SafePointer;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -1156,6 +1157,10 @@ class OakMapStressTest {
                         .nova(nova).build()) {
                     for (long k = 0; k < 2000; k++) other.put(k, k); // values of the removed one's size class
                 }
+                // the remove marked its entry, which readers skip without looking at the slice;
+                // take the mark back, as if the remover had stalled before storing it, so that
+                // the readers below meet the reused slice
+                unmarkRemoved(map, 50L);
                 Crew crew = new Crew(platform("reuse"));
                 crew.add("reader", () -> {
                     assertNull(map.get(50L));
@@ -1169,6 +1174,44 @@ class OakMapStressTest {
                 });
                 crew.run(0, TimeUnit.SECONDS.toNanos(10));
             }
+        } finally {
+            alloc.close();
+        }
+    }
+
+    /** Clears the removed mark of {@code key}'s entry (a quiescent map), asserting that it was there. */
+    private static void unmarkRemoved(OakMap<Long, Long> map, long key) {
+        InternalOakMap<Long, Long> core = map.core;
+        Chunk c = core.locate(key);
+        int r = c.search(core.keys, key);
+        assertTrue(r > 0, "the removed key's entry is still in its chunk");
+        long v = c.value(r);
+        assertTrue(SafePointer.isDeleted(v), "the remove marked its entry's value word");
+        assertTrue(c.casValue(r, v, SafePointer.clearDeleted(v)));
+    }
+
+    /**
+     * Removes mark their entries' value words ({@code Chunk.markRemoved}); with reclamation off
+     * the marked slices are never deleted by the removes, so close() must name them unmarked to
+     * free them: a map closed on a shared allocator leaves no live bytes behind.
+     */
+    @Test
+    void closeFreesTheRemovedValuesOfAMapWithoutReclamation() {
+        FloeAllocator alloc = FloeAllocator.builder().name("oak-close-noreclaim").regionSize(64L << 20).jmx(false).build();
+        try {
+            Nova nova = new Nova(alloc);
+            OakMap<Long, Long> map = OakMap.builder(OakCodecs.LONG, OakCodecs.LONG, OakCodecs.LONG)
+                    .nova(nova).reclaim(false).maxChunkEntries(4096).build();
+            for (long k = 0; k < 1000; k++) map.put(k, k);
+            for (long k = 0; k < 1000; k += 4) assertEquals(k, map.remove(k)); // below the removal trigger
+            int marked = 0;
+            for (Chunk c = map.core.firstChunk(); c != null; c = c.next) {
+                for (int e = c.next(0); e != 0; e = c.next(e)) if (SafePointer.isDeleted(c.value(e))) marked++;
+            }
+            assertTrue(marked > 0, "removed entries still in their chunks are marked: " + marked);
+            map.close();
+            nova.reclaimNow();
+            assertEquals(0, alloc.stats().liveBytes(), "close freed every key and value, removed ones included");
         } finally {
             alloc.close();
         }

@@ -30,7 +30,7 @@ class RemovalCountTest {
         int n = 0;
         for (int e = c.next(0); e != 0; e = c.next(e)) {
             long v = c.value(e);
-            if (v == 0 || !core.values.isLive(v)) n++;
+            if (!Chunk.holdsValue(v) || !core.values.isLive(v)) n++;
         }
         return n;
     }
