@@ -12,7 +12,7 @@ public record GcTotals(long millis, long count) {
     public static GcTotals now() {
         long ms = 0, n = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            if (gc.getName().endsWith("Cycles")) continue; // concurrent cycles, not pauses
+            if (gc.getName().endsWith("Cycles")) continue; // ZGC's concurrent-cycle beans, not pauses (G1's beans all count pauses)
             ms += Math.max(0, gc.getCollectionTime());
             n += Math.max(0, gc.getCollectionCount());
         }
