@@ -116,7 +116,7 @@ public final class HazardSlots {
      * keep a {@link HazardSnapshot} instead, which reuses its buffer.
      */
     public long[] snapshot() {
-        return new HazardSnapshot().take(this).toArray();
+        return new HazardSnapshot(capacity()).take(this).toArray();
     }
 
     /** Whether {@code ref} is in a {@link #snapshot}. */

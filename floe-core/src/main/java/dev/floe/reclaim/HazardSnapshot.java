@@ -14,9 +14,18 @@ import java.util.Arrays;
  * sweep).
  */
 public final class HazardSnapshot {
-    private long[] refs = new long[16];
+    private long[] refs;
     private int size;
     private long clockBefore;
+
+    /** An empty snapshot; its buffer grows to the table's size at the first {@link #take}. */
+    public HazardSnapshot() {
+        this(16);
+    }
+
+    HazardSnapshot(int capacity) {
+        refs = new long[capacity];
+    }
 
     /**
      * Reads every slot of {@code slots} (volatile loads) and keeps the non-zero references,
