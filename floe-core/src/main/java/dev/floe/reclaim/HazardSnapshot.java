@@ -9,7 +9,8 @@ import java.util.Arrays;
  * sweep, then {@code O(log slots)} per candidate.
  *
  * <p>Reusable: {@link #take} overwrites the previous contents in the same buffer (grown only when
- * the table grew), so a reclaimer that keeps one snapshot scans without allocating. Not
+ * the table grew), so a reclaimer that keeps one snapshot scans without allocating (while fewer
+ * than 44 references are announced at once, see {@link #take(HazardSlots)}). Not
  * thread-safe: one thread takes and queries it at a time ({@link EraLimbo} hands it from sweep to
  * sweep).
  */
@@ -52,7 +53,10 @@ public final class HazardSnapshot {
 
     private HazardSnapshot scan(HazardSlots slots) {
         size = slots.scanInto(this);
-        Arrays.sort(refs, 0, size); // in place (insertion / quicksort at these sizes: no allocation)
+        // In place. The JDK's sort allocates nothing below 44 entries (insertion sort); from 44
+        // unsorted entries on it allocates a small run array (about 0.5 KB) per call: a table
+        // with that many protections in flight at once pays it per scan.
+        Arrays.sort(refs, 0, size);
         return this;
     }
 
