@@ -17,8 +17,9 @@ class EraLimboTest {
         EraLimbo limbo = new EraLimbo();
         TreeSet<Long> expected = new TreeSet<>();
         long next = 1;
-        // sizes around and above a pooled group's array, so pooled groups are reused and regrown
-        for (int size : new int[] {64, 1, 64, 200, 3, 64, 1000, 64}) {
+        // sizes around and above a pooled group's array, so pooled groups are reused and regrown;
+        // the group of 2 keeps exactly one reference
+        for (int size : new int[] {64, 1, 64, 200, 3, 2, 64, 1000, 64}) {
             long[] refs = new long[size];
             for (int i = 0; i < size; i++) refs[i] = next++;
             long era = next; // distinct per group
