@@ -4,8 +4,10 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.EraClock;
 import dev.floe.reclaim.EraLimbo;
 import dev.floe.reclaim.HazardSlots;
+import dev.floe.reclaim.HazardSnapshot;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -35,10 +37,12 @@ import java.util.concurrent.atomic.LongAdder;
  *       retired: its slots are cleared and the record dropped (a dead thread's shields cannot be
  *       used any more), so per-thread state is given back when threads end.</li>
  *   <li><b>Empty</b> (the paper's {@code Empty()}): read the global epoch {@code G}, then take a
- *       sorted snapshot of every slot (the compact summary: one pass over the slots, then a binary
- *       search per object; the paper uses a Bloom filter for the same purpose); free each parked
- *       object whose stamp {@code s} has {@code G >= s + GRACE_EPOCHS} and whose reference is in no
- *       slot; keep the rest parked with their stamp.</li>
+ *       sorted {@link HazardSnapshot} of every slot (the compact summary: one pass over the slots,
+ *       then a binary search per object; the paper uses a Bloom filter for the same purpose); free
+ *       each parked object whose stamp {@code s} has {@code G >= s + GRACE_EPOCHS} and whose
+ *       reference is in no slot; keep the rest parked with their stamp. The snapshot's buffer,
+ *       the limbo's groups and the participant array are reused, so a round allocates nothing
+ *       in the steady state.</li>
  * </ul>
  *
  * <h2>Why three epochs</h2>
@@ -64,8 +68,15 @@ final class EpochReclaimer {
     private final EraClock epochs;
     private final HazardSlots slots;
     private final EraLimbo limbo = new EraLimbo();
+    /** {@link #empty} as the limbo's callback (one object, not one per sweep). */
+    private final EraLimbo.Release emptyRule = this::empty;
     private final long ejectThreshold;
-    private final ConcurrentLinkedQueue<Participant> participants = new ConcurrentLinkedQueue<>();
+    /**
+     * The registered participants, copy-on-write: a join or a removal (once per thread) replaces
+     * the array by CAS, so the scan of every {@link #tryAdvance} iterates a plain array and
+     * allocates nothing.
+     */
+    private final AtomicReference<Participant[]> participants = new AtomicReference<>(new Participant[0]);
     private final LongAdder freed = new LongAdder();
     private final LongAdder ejections = new LongAdder();
     private final LongAdder rejoins = new LongAdder();
@@ -80,8 +91,26 @@ final class EpochReclaimer {
     /** Registers a new (ejected, joining) participant for the calling thread. */
     Participant join() {
         Participant p = new Participant(Thread.currentThread());
-        participants.add(p);
-        return p;
+        while (true) {
+            Participant[] now = participants.get();
+            Participant[] next = Arrays.copyOf(now, now.length + 1);
+            next[now.length] = p;
+            if (participants.compareAndSet(now, next)) return p;
+        }
+    }
+
+    /** Drops {@code p} from the registered participants (no-op if another call already did). */
+    private void unregister(Participant p) {
+        while (true) {
+            Participant[] now = participants.get();
+            int i = 0;
+            while (i < now.length && now[i] != p) i++;
+            if (i == now.length) return;
+            Participant[] next = new Participant[now.length - 1];
+            System.arraycopy(now, 0, next, 0, i);
+            System.arraycopy(now, i + 1, next, i, now.length - i - 1);
+            if (participants.compareAndSet(now, next)) return;
+        }
     }
 
     /** The owning thread rejoins at {@code epoch} (CAS from EJECTED; retried by the caller). */
@@ -100,21 +129,27 @@ final class EpochReclaimer {
     void collect(Participant self) {
         acknowledge(self);
         tryAdvance();
-        long g = epochs.current(); // volatile read before the sweep's slot snapshot
-        limbo.sweep(slots, (stamp, refs, count, announced) -> {
-            if (g < stamp + GRACE_EPOCHS) return count;
-            int kept = 0;
-            for (int i = 0; i < count; i++) {
-                long r = refs[i];
-                if (HazardSlots.contains(announced, r)) {
-                    refs[kept++] = r;
-                } else {
-                    allocator.free(r);
-                    freed.increment();
-                }
+        limbo.sweep(slots, epochs, emptyRule); // reads the epoch G, then snapshots the slots
+    }
+
+    /**
+     * The paper's {@code Empty()} for one parked group stamped {@code stamp}: if the epoch
+     * {@code G} read before the snapshot is at least {@code stamp + GRACE_EPOCHS}, free every
+     * object no shield in the snapshot holds; keep the rest.
+     */
+    private int empty(long stamp, long[] refs, int count, HazardSnapshot announced) {
+        if (announced.clockBefore() < stamp + GRACE_EPOCHS) return count;
+        int kept = 0;
+        for (int i = 0; i < count; i++) {
+            long r = refs[i];
+            if (announced.contains(r)) {
+                refs[kept++] = r;
+            } else {
+                allocator.free(r);
+                freed.increment();
             }
-            return kept;
-        });
+        }
+        return kept;
     }
 
     /** The calling thread (between shield operations) takes the current epoch. */
@@ -135,10 +170,10 @@ final class EpochReclaimer {
         long g = epochs.current();
         boolean blocked = false;
         boolean eject = limbo.waiting() >= ejectThreshold;
-        for (Participant p : participants) {
+        for (Participant p : participants.get()) {
             long s = p.state();
             if (s == Participant.RETIRED) {
-                participants.remove(p);
+                unregister(p);
                 continue;
             }
             if (!p.thread().isAlive()) { // termination happens-before this result
@@ -159,7 +194,7 @@ final class EpochReclaimer {
         if (p.retire()) {
             for (int slot : p.heldSlots()) slots.clear(slot); // its shields can never be used again
         }
-        participants.remove(p);
+        unregister(p);
     }
 
     long waiting() {
@@ -179,6 +214,6 @@ final class EpochReclaimer {
     }
 
     int participantCount() {
-        return participants.size();
+        return participants.get().length;
     }
 }

@@ -32,9 +32,9 @@ import dev.floe.memory.FloeAllocator;
  *       the retire batches.</li>
  *   <li><b>drain</b> (a full batch, on the thread that seals it, with RetireBatches' helping):
  *       advance the epoch (atomic increment, full fence) and stamp the batch with the epoch it
- *       was sealed in, {@code e = new - 1}; sweep the limbo; snapshot the announcements; if
- *       every announced epoch is greater than {@code e} (or none is announced), free the batch,
- *       else park it in the limbo with {@code e}.</li>
+ *       was sealed in, {@code e = new - 1}; park the batch in the limbo with {@code e}; sweep
+ *       the limbo: snapshot the announcements, and free each group (this batch and those earlier
+ *       drains kept) whose every announced epoch is greater than its stamp (or none is announced).</li>
  *   <li><b>allocate</b>: take a block, publish its header with the current epoch as version.</li>
  * </ul>
  * The paper's EBR advances the epoch only when every thread has seen it; here the epoch advances
@@ -101,8 +101,8 @@ public final class EpochSomar extends RetiringSomar {
 
     /** EBR's rule: a batch retired in epoch {@code e} is free once every announcement is newer. */
     @Override
-    int release(long e, long[] refs, int count, long[] announced) {
-        long oldest = announced.length == 0 ? Long.MAX_VALUE : announced[0]; // sorted snapshot
+    int release(long e, long[] refs, int count, HazardSnapshot announced) {
+        long oldest = announced.smallest(); // MAX_VALUE if no access is announced
         if (oldest <= e) return count; // an access pinned at or before e may still hold any of them
         for (int i = 0; i < count; i++) access.free(refs[i]);
         return 0;

@@ -1,40 +1,51 @@
 package dev.floe.reclaim;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Retired slices that a drain of {@link RetireBatches} could not free yet, kept in groups
- * stamped with their <em>retire era</em>: the small side structure of the epoch-style schemes
- * ({@link EpochSomar}, {@link HazardErasSomar}) and of Snowflake's epochs ({@code dev.floe.manual}).
+ * Retired slices that a drain of {@link RetireBatches} hands over and that cannot all be freed at
+ * once, kept in groups stamped with their <em>retire era</em>: the small side structure of the
+ * epoch-style schemes ({@link EpochSomar}, {@link HazardErasSomar}), of Nova (slices held by a
+ * writer) and of Snowflake's epochs ({@code dev.floe.manual}).
  *
  * <p>Why it exists: {@link RetireBatches} holds bare references (one {@code long} each), and a
- * drain stamps the whole batch with one era. Nova can re-append what it cannot free, because
+ * drain stamps the whole batch with one era. Nova could re-append what it cannot free, because
  * its test (is the reference in a hazard slot?) does not depend on when the slice was retired.
  * Epoch and era tests do: re-appending would re-stamp a slice with a later era at each drain,
  * and a later era is blocked by the accesses in flight at that later drain, so under steady
  * traffic the slice would never be freed. The limbo keeps each group's original era instead.
- * (It also suits Nova's slices held by a writer, whose test ignores the era: parking them here
- * instead of re-appending them from inside the drain avoids the recursion add, seal, drain, add.)
+ * (For Nova, parking instead of re-appending from inside the drain avoids the recursion add,
+ * seal, drain, add.)
  *
  * <h2>Protocol</h2>
  * <ul>
- *   <li>{@link #park}: copy the references still held and append the group (lock-free queue).</li>
- *   <li>{@link #sweep}: take every group present (each taken group belongs to the taking thread
- *       alone), <em>then</em> snapshot the announcement slots, and hand each group to the scheme's
- *       {@link Release}; what it keeps goes back. The snapshot must follow the taking: a group
- *       parked by another drainer may hold slices deleted after this thread's last snapshot, and
- *       the scheme's safety argument needs a scan that follows the deletes (the queue's CAS and
- *       volatile reads order the other drainer's deletes and park before this snapshot).</li>
+ *   <li>{@link #park}: copy the references into a group and push it on the parked stack (CAS on
+ *       its head; the group's fields are written before the CAS).</li>
+ *   <li>{@link #sweep}: take the whole stack with one exchange (every taken group then belongs to
+ *       the taking thread alone), <em>then</em> take a {@link HazardSnapshot} of the announcement
+ *       slots, and hand each group to the scheme's {@link Release}; what it keeps is pushed back.
+ *       The snapshot must follow the taking: a group parked by another drainer may hold slices
+ *       deleted after this thread's last snapshot, and the scheme's safety argument needs a scan
+ *       that follows the deletes. It does: the other drainer's deletes precede its park's CAS,
+ *       which this thread's exchange reads (directly or through the CASes of later pushes, each
+ *       of which read the one before), so they happen-before the snapshot's loads.</li>
  * </ul>
- * Size: a group per drain that could not free everything. Groups accumulate only while something
- * blocks reclamation: under EBR any stalled access (EBR is not robust), under Hazard Eras a
- * stalled access whose era lies in the lifetime of the slices held. A sweep costs one pass over
- * the groups; a sweep with nothing parked costs one volatile read.
+ * Size: a group per drain whose slices are not all free yet. Groups accumulate only while
+ * something blocks reclamation: under EBR any stalled access (EBR is not robust), under Hazard
+ * Eras a stalled access whose era lies in the lifetime of the slices held, under Snowflake a
+ * participant not yet ejected. A sweep costs one pass over the groups; a sweep with nothing
+ * parked costs one volatile read.
+ *
+ * <h2>No allocation in the steady state</h2>
+ * A group that empties goes to a small pool ({@link #POOL} slots, each taken and filled by one
+ * atomic exchange, so no group is ever in two places) and {@link #park} reuses its array; the
+ * snapshot is handed from sweep to sweep the same way. Only a park that finds the pool empty (more
+ * groups in flight than ever before, or a batch larger than a pooled array) or a sweep that
+ * overlaps another allocates. The stack is popped only whole (one exchange), never node by node,
+ * so a group that is recycled and pushed again while a pusher's CAS is pending cannot corrupt it
+ * (the ABA problem of a Treiber stack's pop does not arise).
  */
 public final class EraLimbo {
     /** The scheme's reclamation test and free. */
@@ -42,51 +53,103 @@ public final class EraLimbo {
     public interface Release {
         /**
          * Frees the slices of {@code refs[0..count)}, all retired by era {@code era}, that no
-         * announcement in {@code announced} (a sorted {@link HazardSlots#snapshot}) protects;
-         * compacts the others to the front of {@code refs} and returns how many they are.
+         * announcement in {@code announced} protects; compacts the others to the front of
+         * {@code refs} and returns how many they are.
          */
-        int release(long era, long[] refs, int count, long[] announced);
+        int release(long era, long[] refs, int count, HazardSnapshot announced);
     }
 
-    private record Group(long era, long[] refs, int count) {}
+    /** Empty groups kept for reuse. */
+    static final int POOL = 8;
 
-    private final ConcurrentLinkedQueue<Group> groups = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger groupCount = new AtomicInteger();
+    /** Parked references of one era; written by one thread at a time (see the class comment). */
+    private static final class Group {
+        long era;
+        long[] refs;
+        int count;
+        /** The group below this one on the parked stack. */
+        Group next;
+
+        Group(int capacity) {
+            refs = new long[capacity];
+        }
+    }
+
+    private final AtomicReference<Group> parked = new AtomicReference<>();
+    private final AtomicReferenceArray<Group> pool = new AtomicReferenceArray<>(POOL);
+    private final AtomicReference<HazardSnapshot> spareSnapshot = new AtomicReference<>(new HazardSnapshot());
     private final AtomicLong waiting = new AtomicLong();
 
     /** Parks {@code refs[0..count)}, retired by era {@code era} (copied: the caller keeps the array). */
     public void park(long era, long[] refs, int count) {
         if (count == 0) return;
+        Group g = emptyGroup(count);
+        System.arraycopy(refs, 0, g.refs, 0, count);
+        g.era = era;
+        g.count = count;
         waiting.addAndGet(count);
-        groupCount.incrementAndGet();
-        groups.offer(new Group(era, Arrays.copyOf(refs, count), count));
+        push(g);
     }
 
-    /** Offers every parked group to {@code release} against a fresh snapshot of {@code slots}. */
-    public void sweep(HazardSlots slots, Release release) {
+    /**
+     * Offers every parked group to {@code release} against a snapshot of {@code slots} taken after
+     * the groups and after a reading of {@code clock} ({@link HazardSnapshot#clockBefore()}).
+     */
+    public void sweep(HazardSlots slots, EraClock clock, Release release) {
         if (waiting.get() == 0) return;
-        List<Group> taken = new ArrayList<>();
-        for (int n = groupCount.get(); n > 0; n--) { // bounded: never chases groups re-parked meanwhile
-            Group g = groups.poll();
-            if (g == null) break;
-            groupCount.decrementAndGet();
-            taken.add(g);
-        }
-        if (taken.isEmpty()) return;
-        long[] announced = slots.snapshot(); // after the taking: see the class comment
-        for (Group g : taken) {
+        Group taken = parked.getAndSet(null);
+        if (taken == null) return;
+        HazardSnapshot announced = spareSnapshot.getAndSet(null);
+        if (announced == null) announced = new HazardSnapshot(); // another sweep holds the spare
+        announced.take(clock, slots); // after the taking: see the class comment
+        while (taken != null) {
+            Group g = taken;
+            taken = g.next;
+            g.next = null;
             int kept = release.release(g.era, g.refs, g.count, announced);
             waiting.addAndGet(kept - g.count);
             if (kept > 0) {
-                long[] refs = kept < g.count / 2 ? Arrays.copyOf(g.refs, kept) : g.refs;
-                groupCount.incrementAndGet();
-                groups.offer(new Group(g.era, refs, kept));
+                g.count = kept;
+                push(g);
+            } else {
+                recycle(g);
             }
         }
+        spareSnapshot.set(announced);
     }
 
     /** Slices parked (approximate while sweeps run). */
     public long waiting() {
         return waiting.get();
+    }
+
+    private void push(Group g) {
+        while (true) {
+            Group top = parked.get();
+            g.next = top;
+            if (parked.compareAndSet(top, g)) return;
+        }
+    }
+
+    /** A pooled group whose array holds {@code count} references, or a new one. */
+    private Group emptyGroup(int count) {
+        for (int i = 0; i < POOL; i++) {
+            if (pool.getPlain(i) != null) {
+                Group g = pool.getAndSet(i, null);
+                if (g != null) {
+                    if (g.refs.length < count) g.refs = new long[count];
+                    return g;
+                }
+            }
+        }
+        return new Group(count);
+    }
+
+    private void recycle(Group g) {
+        g.count = 0;
+        for (int i = 0; i < POOL; i++) {
+            if (pool.getPlain(i) == null && pool.compareAndSet(i, null, g)) return;
+        }
+        // pool full: let the group go
     }
 }

@@ -1,7 +1,6 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
-import java.util.Arrays;
 
 /**
  * Hazard Eras (Ramalhete and Correia, SPAA 2017) adapted to SOMAR: the {@code floe-he} baseline
@@ -42,9 +41,9 @@ import java.util.Arrays;
  *       the announcement lies in its lifetime.</li>
  *   <li><b>delete</b>: CAS the header's deleted bit (one winner), append to the retire batches.</li>
  *   <li><b>drain</b> (a full batch, on the thread that seals it): advance the era (atomic
- *       increment, full fence), stamp {@code r}; sweep the limbo; snapshot the announcements
- *       (sorted); free every slice whose lifetime {@code [birth, r]} holds no announced era (one
- *       binary search); park the others in the limbo with {@code r}.</li>
+ *       increment, full fence), stamp {@code r}; park the batch in the limbo with {@code r};
+ *       sweep the limbo: snapshot the announcements (sorted), free every parked slice whose
+ *       lifetime {@code [birth, stamp]} holds no announced era (one binary search), keep the others.</li>
  * </ul>
  *
  * <h2>Why it is correct</h2>
@@ -117,11 +116,11 @@ public final class HazardErasSomar extends RetiringSomar {
 
     /** HE's rule: free each slice whose lifetime [birth, r] holds no announced era. */
     @Override
-    int release(long r, long[] refs, int count, long[] announced) {
+    int release(long r, long[] refs, int count, HazardSnapshot announced) {
         int kept = 0;
         for (int i = 0; i < count; i++) {
             long ref = refs[i];
-            if (announcedWithin(announced, birthEra(access.retiredVersion(ref), r), r)) refs[kept++] = ref;
+            if (announced.anyWithin(birthEra(access.retiredVersion(ref), r), r)) refs[kept++] = ref;
             else access.free(ref);
         }
         return kept;
@@ -131,14 +130,6 @@ public final class HazardErasSomar extends RetiringSomar {
     static long birthEra(int version, long retire) {
         long birth = retire - ((retire - version) & EraClock.VERSION_MASK);
         return version == 1 ? birth - 1 : birth; // version 1 also stands for eras = 0 mod 2^27
-    }
-
-    /** Whether the sorted {@code announced} holds an era in {@code [from, to]}. */
-    private static boolean announcedWithin(long[] announced, long from, long to) {
-        int i = Arrays.binarySearch(announced, from);
-        if (i >= 0) return true;
-        i = -i - 1; // first announcement above from
-        return i < announced.length && announced[i] <= to;
     }
 
     /** The current era. */

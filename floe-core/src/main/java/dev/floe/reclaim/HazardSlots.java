@@ -16,8 +16,9 @@ import java.util.Arrays;
  *       the caller's next load — the validation that must follow (Dekker-style with the
  *       reclaimer, which publishes its own state change before it {@linkplain #snapshot scans}).</li>
  *   <li>{@link #clear}: a release store of 0 ends the protection after the caller's writes.</li>
- *   <li>{@link #snapshot}: volatile loads of every slot into a sorted array for binary search,
- *       so a reclaimer pays one pass over the slots per batch, not per candidate.</li>
+ *   <li>{@link HazardSnapshot#take} (or {@link #snapshot}): volatile loads of every slot into a
+ *       sorted array for binary search, so a reclaimer pays one pass over the slots per batch,
+ *       not per candidate; a {@link HazardSnapshot} reuses its array from scan to scan.</li>
  * </ul>
  * A slot is held only for the duration of one call, by exactly one thread (the CAS makes the
  * claim exclusive), so the table works for any number of platform or virtual threads: it grows
@@ -110,12 +111,27 @@ public final class HazardSlots {
     }
 
     /**
-     * The references protected right now, sorted (a reclaimer must have published its own state
-     * change, with a fence, before calling this).
+     * The references protected right now, sorted, in a new array (a reclaimer must have published
+     * its own state change, with a fence, before calling this). Reclaimers that scan repeatedly
+     * keep a {@link HazardSnapshot} instead, which reuses its buffer.
      */
     public long[] snapshot() {
+        return new HazardSnapshot(capacity()).take(this).toArray();
+    }
+
+    /** Whether {@code ref} is in a {@link #snapshot}. */
+    public static boolean contains(long[] snapshot, long ref) {
+        return snapshot.length != 0 && Arrays.binarySearch(snapshot, ref) >= 0;
+    }
+
+    /**
+     * Volatile loads of every slot; the non-zero ones go to the front of {@code into}'s buffer
+     * (unsorted). Returns how many. One pass over the table as it is at the first load: slots of a
+     * segment appended later are free until a later protect, which a later scan sees.
+     */
+    int scanInto(HazardSnapshot into) {
         Segment[] t = table;
-        long[] out = new long[t.length * segmentSlots];
+        long[] out = into.buffer(t.length * segmentSlots);
         int n = 0;
         for (Segment s : t) {
             for (int w = 0; w < segmentSlots * STRIDE; w += STRIDE) {
@@ -123,14 +139,7 @@ public final class HazardSlots {
                 if (v != 0) out[n++] = v;
             }
         }
-        long[] refs = Arrays.copyOf(out, n);
-        Arrays.sort(refs);
-        return refs;
-    }
-
-    /** Whether {@code ref} is in a {@link #snapshot}. */
-    public static boolean contains(long[] snapshot, long ref) {
-        return snapshot.length != 0 && Arrays.binarySearch(snapshot, ref) >= 0;
+        return n;
     }
 
     /** Number of slots (grows with the peak number of concurrent protections). */

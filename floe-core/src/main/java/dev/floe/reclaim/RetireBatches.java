@@ -35,7 +35,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * robustness bound: a stalled writer holds one slice through its hazard slot, a stalled deleter
  * the one slice it was retiring), and no batch waits for a particular thread to come back.
  * Batches that drained completely are zeroed and kept as their stripe's spare, so steady-state
- * retiring allocates nothing.
+ * retiring allocates only the small {@code Batch} object of each seal (16–24 bytes per
+ * {@code capacity} retires): the seal's CAS needs a batch identity that was never current
+ * before, or a late adder's stale reference could match a reused batch (ABA).
  */
 public final class RetireBatches {
     /** What a scheme does with references that left a batch. */
@@ -66,8 +68,16 @@ public final class RetireBatches {
     /** A batch this thread sealed and must drain: {@code entries[0..reserved)} of stripe {@code stripe}. */
     private record Sealed(int stripe, long[] entries, int reserved) {}
 
-    /** Set while the current thread drains (a seal made then is deferred). */
-    private final ThreadLocal<Boolean> inDrain = new ThreadLocal<>();
+    /** Whether a thread is inside a drain; one per thread and instance, set up at its first drain. */
+    private static final class DrainFlag {
+        boolean draining;
+    }
+
+    /**
+     * The current thread's flag: a seal made while it is set is deferred. (A mutable flag rather
+     * than {@code ThreadLocal.set/remove} per drain, which allocated a map entry every time.)
+     */
+    private final ThreadLocal<DrainFlag> drainFlag = ThreadLocal.withInitial(DrainFlag::new);
     /** Batches sealed inside a drain, for the next top-level drain. */
     private final ConcurrentLinkedQueue<Sealed> deferred = new ConcurrentLinkedQueue<>();
 
@@ -128,7 +138,7 @@ public final class RetireBatches {
             Batch b = current.get(s);
             if ((int) RESERVED.getVolatile(b) > 0) seal(s, b);
         }
-        drainSealed(null); // deferred batches and pending entries (deferred itself when inside a drain)
+        drainSealed(-1, null, 0); // deferred batches and pending entries (deferred itself when inside a drain)
     }
 
     /** References waiting in batches and in the pending queue (approximate while adds run). */
@@ -145,7 +155,7 @@ public final class RetireBatches {
         if (fresh == null) fresh = new long[capacity];
         if (current.compareAndSet(s, full, new Batch(fresh))) {
             int reserved = Math.min(capacity, (int) RESERVED.getAndAdd(full, capacity)); // closes the batch
-            drainSealed(new Sealed(s, full.entries, reserved));
+            drainSealed(s, full.entries, reserved);
         } else if (!spare.compareAndSet(s, null, fresh)) {
             // another spare arrived meanwhile; let this one go
         }
@@ -156,17 +166,19 @@ public final class RetireBatches {
      * cannot free yet), and that add may seal another batch: such a nested seal is not drained
      * inside the drain (that recursed until the stack overflowed, and draining it in a loop here
      * would spin for as long as the references stay held) but deferred to the next top-level
-     * seal or {@link #drainAll}, on any thread. Each top-level call drains its own batch plus the
-     * deferred batches present when it started, so every call does bounded work.
+     * seal or {@link #drainAll}, on any thread. Each top-level call drains its own batch
+     * ({@code entries[0..reserved)} of stripe {@code stripe}, or none if {@code entries} is null)
+     * plus the deferred batches present when it started, so every call does bounded work.
      */
-    private void drainSealed(Sealed first) {
-        if (inDrain.get() != null) {
-            if (first != null) deferred.add(first);
+    private void drainSealed(int stripe, long[] entries, int reserved) {
+        DrainFlag flag = drainFlag.get();
+        if (flag.draining) {
+            if (entries != null) deferred.add(new Sealed(stripe, entries, reserved));
             return;
         }
-        inDrain.set(Boolean.TRUE);
+        flag.draining = true;
         try {
-            if (first != null) drainBatch(first.stripe, first.entries, first.reserved);
+            if (entries != null) drainBatch(stripe, entries, reserved);
             for (int k = deferred.size(); k > 0; k--) {
                 Sealed b = deferred.poll();
                 if (b == null) break;
@@ -174,7 +186,7 @@ public final class RetireBatches {
             }
             retryPending();
         } finally {
-            inDrain.remove();
+            flag.draining = false;
         }
     }
 

@@ -10,10 +10,10 @@ import dev.floe.memory.FloeAllocator;
  * ({@link #release}).
  *
  * <p>The drain: advance the clock (atomic increment, a full fence: every delete of the batch
- * precedes the scans that follow), offer the limbo's earlier groups again, then apply the rule to
- * this batch against a fresh snapshot of the slots and park what it keeps, stamped with the era
- * the batch was sealed in. Parking instead of re-appending keeps each slice's retire era (the
- * epoch rules depend on it) and cannot recurse.
+ * precedes the scans that follow), park the batch in the limbo stamped with the era it was sealed
+ * in, then sweep the limbo: one snapshot of the slots, taken after the park (so after the fence),
+ * serves this batch and the groups earlier drains kept. Parking instead of re-appending keeps each
+ * slice's retire era (the epoch rules depend on it) and cannot recurse.
  */
 abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, HazardErasSomar {
     final SliceAccess access;
@@ -23,6 +23,8 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
     final HazardSlots slots = new HazardSlots();
     private final RetireBatches retired;
     private final EraLimbo limbo = new EraLimbo();
+    /** {@link #release} as the limbo's callback (one object, not one per drain). */
+    private final EraLimbo.Release rule = this::release;
 
     RetiringSomar(FloeAllocator allocator, String scheme, int batch, boolean magicNumbers) {
         this.access = new SliceAccess(allocator, scheme, magicNumbers);
@@ -32,10 +34,10 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
 
     /**
      * The scheme's rule: frees the slices of {@code refs[0..count)}, retired in era {@code sealed},
-     * that no announcement in {@code announced} (a sorted snapshot of {@link #slots}) can still
-     * reach; compacts the others to the front and returns how many they are.
+     * that no announcement in {@code announced} (a snapshot of {@link #slots}) can still reach;
+     * compacts the others to the front and returns how many they are.
      */
-    abstract int release(long sealed, long[] refs, int count, long[] announced);
+    abstract int release(long sealed, long[] refs, int count, HazardSnapshot announced);
 
     @Override
     public final long allocate(long length) {
@@ -67,7 +69,7 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
     @Override
     public final void reclaimNow() {
         retired.drainAll();
-        limbo.sweep(slots, this::release);
+        limbo.sweep(slots, clock, rule);
     }
 
     /**
@@ -81,9 +83,8 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
     }
 
     private void drain(long[] refs, int count) {
-        long sealed = seal(refs, count);
-        limbo.sweep(slots, this::release);
-        limbo.park(sealed, refs, release(sealed, refs, count, slots.snapshot()));
+        limbo.park(seal(refs, count), refs, count);
+        limbo.sweep(slots, clock, rule); // the snapshot follows the park, so the seal's fence
     }
 
     /** Length of the live slice, or -1 if the pointer no longer names one. */

@@ -55,6 +55,28 @@ class HazardSlotsTest {
     }
 
     @Test
+    void aReusedSnapshotAnswersForItsLatestScanOnly() {
+        HazardSlots h = new HazardSlots(2);
+        HazardSnapshot s = new HazardSnapshot();
+        assertEquals(Long.MAX_VALUE, s.take(h).smallest());
+        int a = h.protect(30);
+        int b = h.protect(10);
+        int c = h.protect(20); // grows the table past the first segment
+        s.take(h);
+        assertEquals(3, s.size());
+        assertEquals(10, s.smallest());
+        assertTrue(s.contains(20) && !s.contains(15));
+        assertTrue(s.anyWithin(11, 20) && s.anyWithin(25, 40) && !s.anyWithin(11, 19) && !s.anyWithin(31, 99));
+        assertArrayEquals(new long[] {10, 20, 30}, s.toArray());
+        h.clear(b);
+        h.clear(c);
+        s.take(h);
+        assertArrayEquals(new long[] {30}, s.toArray());
+        assertFalse(s.contains(10));
+        h.clear(a);
+    }
+
+    @Test
     void theSameReferenceMayBeProtectedTwice() {
         HazardSlots h = new HazardSlots(2);
         int a = h.protect(5);

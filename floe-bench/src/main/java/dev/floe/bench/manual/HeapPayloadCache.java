@@ -41,7 +41,7 @@ final class HeapPayloadCache extends SlidingCache<HeapPayloadCache.HeapEntry> {
     Worker worker() {
         return new Worker() {
             @Override
-            void requestEntry(int key, long now) {
+            void requestEntry(Integer key, long now) {
                 HeapEntry e = live(key, now);
                 byte[] p;
                 if (e != null) {

@@ -54,9 +54,19 @@ final class ManualPayloadCache extends SlidingCache<ManualPayloadCache.ManualEnt
     ManualPayloadCache(int payloadBytes, long expirationMs, long offHeapBudget) {
         super(payloadBytes, expirationMs);
         // No MBean: the suite reads the stats directly, and registering one starts the platform
-        // MBean server (about 5 MiB resident) that the gc-g1 JVM does not run.
-        this.allocator = FloeAllocator.builder().budget(offHeapBudget).name("manual-cache").jmx(false).build();
+        // MBean server (about 5 MiB resident) that the gc-g1 JVM does not run. The region is sized
+        // for the budget (its small-object half holds all of it), as the allocator's documentation
+        // advises when the budget is known: the superblock directory is one reference per
+        // superblock of that half, 8 KiB here against 2 MiB of heap (a humongous array, allocated
+        // and zeroed inside the measured run) for the default 256 GiB region.
+        this.allocator = FloeAllocator.builder().budget(offHeapBudget).regionSize(regionFor(offHeapBudget))
+                .name("manual-cache").jmx(false).build();
         this.heap = new ManualHeap(allocator);
+    }
+
+    /** The smallest power of two whose half holds {@code budget} (the allocator's small-object area). */
+    static long regionFor(long budget) {
+        return Long.highestOneBit(Math.max(budget, 1) * 2 - 1) << 1;
     }
 
     @Override
@@ -64,7 +74,7 @@ final class ManualPayloadCache extends SlidingCache<ManualPayloadCache.ManualEnt
         Shield s = heap.newShield(); // this thread's shield for all its requests
         return new Worker() {
             @Override
-            void requestEntry(int key, long now) {
+            void requestEntry(Integer key, long now) {
                 ManualEntry e = live(key, now);
                 if (e != null && s.tryDefend(e)) {
                     e.touch(now);

@@ -114,7 +114,8 @@ public final class ManualSuite implements Suite {
         m.put("jvm_args", jvm);
         m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry (which embeds "
                 + "its payload's owner), else a new entry (createInto, filled) + defend + put; gc-g1: new byte[] + fill "
-                + "on miss; both read 8 bytes of the payload "
+                + "on miss; both box the request's key once and use that key object for the lookup, the put and the "
+                + "removals, read 8 bytes of the payload "
                 + "and check them; expired entries removed on access and by a scan every half expiration period");
         return m;
     }

@@ -65,14 +65,18 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
      * paper's idiom for shields in loops), closed when the thread is done.
      */
     abstract class Worker implements AutoCloseable {
-        /** One request for {@code key} at time {@code now} (nanoseconds of the driver's virtual clock). */
+        /**
+         * One request for {@code key} at time {@code now} (nanoseconds of the driver's virtual
+         * clock). The key is boxed once here: the key object a real request carries (ASP.NET's
+         * cache keys are objects), used for the lookup, the insert and the removal alike.
+         */
         final void request(int key, long now) {
             maybeScan(now);
             requestEntry(key, now);
         }
 
         /** The implementation's request: look up, defend or read, allocate on miss. */
-        abstract void requestEntry(int key, long now);
+        abstract void requestEntry(Integer key, long now);
 
         @Override
         public abstract void close();
@@ -85,7 +89,7 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
     abstract void evict(E entry);
 
     /** The entry for {@code key} if present and not expired; an expired one is removed and evicted. */
-    final E live(int key, long now) {
+    final E live(Integer key, long now) {
         E e = map.get(key);
         if (e == null) return null;
         if (!e.expired(now, expirationNanos)) return e;
@@ -94,7 +98,7 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
     }
 
     /** Removes {@code e} if it is still the entry of {@code key}, and evicts it if this call removed it. */
-    final void remove(int key, E e) {
+    final void remove(Integer key, E e) {
         if (map.remove(key, e)) {
             evictions.increment();
             evict(e);
@@ -102,7 +106,7 @@ abstract class SlidingCache<E extends SlidingCache.Entry> implements AutoCloseab
     }
 
     /** Puts a new entry for {@code key}; the entry it replaced, if any, is evicted. */
-    final void insert(int key, E fresh) {
+    final void insert(Integer key, E fresh) {
         E old = map.put(key, fresh);
         if (old != null) {
             evictions.increment();
