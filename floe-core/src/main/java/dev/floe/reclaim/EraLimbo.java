@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       that follows the deletes. It does: the other drainer's deletes precede its park's CAS,
  *       which this thread's exchange reads (directly or through the CASes of later pushes, each
  *       of which read the one before), so they happen-before the snapshot's loads.</li>
+ *   <li>{@link #drain}: a sweep that also offers the calling drainer's fresh batch against the
+ *       same snapshot (taken after the batch's seal, in program order) and parks only what the
+ *       batch keeps, so a fresh batch is never visible to another thread's sweep.</li>
  * </ul>
  * Size: a group per drain whose slices are not all free yet. Groups accumulate only while
  * something blocks reclamation: under EBR any stalled access (EBR is not robust), under Hazard
@@ -99,9 +102,37 @@ public final class EraLimbo {
         if (waiting.get() == 0) return;
         Group taken = parked.getAndSet(null);
         if (taken == null) return;
+        HazardSnapshot announced = takeSnapshot(clock, slots); // after the taking: see the class comment
+        releaseTaken(taken, release, announced);
+    }
+
+    /**
+     * A drain's sweep: offers {@code refs[0..count)}, a batch the calling thread sealed in era
+     * {@code era} (after its deletes and the seal's fence), and every parked group to
+     * {@code release} against one snapshot of {@code slots}, taken after both; parks what the
+     * batch keeps. The batch is never parked before it was offered, so no other thread's sweep can
+     * take it: a sweeper that stalls holds back only groups that were already kept once, never
+     * another thread's fresh batch (Nova's robustness: every batch is drained by its sealer).
+     */
+    public void drain(HazardSlots slots, EraClock clock, Release release, long era, long[] refs, int count) {
+        Group taken = waiting.get() == 0 ? null : parked.getAndSet(null);
+        HazardSnapshot announced = takeSnapshot(clock, slots); // after the seal and the taking
+        int kept = release.release(era, refs, count, announced);
+        if (taken != null) releaseTaken(taken, release, announced);
+        else spareSnapshot.set(announced);
+        park(era, refs, kept);
+    }
+
+    /** The spare snapshot (or a new one if another sweep holds it), taken now. */
+    private HazardSnapshot takeSnapshot(EraClock clock, HazardSlots slots) {
         HazardSnapshot announced = spareSnapshot.getAndSet(null);
         if (announced == null) announced = new HazardSnapshot(); // another sweep holds the spare
-        announced.take(clock, slots); // after the taking: see the class comment
+        announced.take(clock, slots);
+        return announced;
+    }
+
+    /** Offers the taken groups to {@code release}, pushes back what they keep, returns the snapshot to the spare. */
+    private void releaseTaken(Group taken, Release release, HazardSnapshot announced) {
         while (taken != null) {
             Group g = taken;
             taken = g.next;

@@ -10,10 +10,11 @@ import dev.floe.memory.FloeAllocator;
  * ({@link #release}).
  *
  * <p>The drain: advance the clock (atomic increment, a full fence: every delete of the batch
- * precedes the scans that follow), park the batch in the limbo stamped with the era it was sealed
- * in, then sweep the limbo: one snapshot of the slots, taken after the park (so after the fence),
- * serves this batch and the groups earlier drains kept. Parking instead of re-appending keeps each
- * slice's retire era (the epoch rules depend on it) and cannot recurse.
+ * precedes the scans that follow), then let the limbo apply the rule to this batch and to the groups
+ * earlier drains kept, against one snapshot of the slots taken after the fence
+ * ({@link EraLimbo#drain}), and park what the batch keeps, stamped with the era it was sealed in.
+ * The batch is offered before it is parked, so only its sealer ever drains it. Parking instead of
+ * re-appending keeps each slice's retire era (the epoch rules depend on it) and cannot recurse.
  */
 abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, HazardErasSomar {
     final SliceAccess access;
@@ -83,8 +84,8 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
     }
 
     private void drain(long[] refs, int count) {
-        limbo.park(seal(refs, count), refs, count);
-        limbo.sweep(slots, clock, rule); // the snapshot follows the park, so the seal's fence
+        long sealed = seal(refs, count);
+        limbo.drain(slots, clock, rule, sealed, refs, count); // one snapshot, after the seal's fence
     }
 
     /** Length of the live slice, or -1 if the pointer no longer names one. */
