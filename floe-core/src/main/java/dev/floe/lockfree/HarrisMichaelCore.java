@@ -41,9 +41,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Incarnation check</h2>
  * Every CAS that acts on a node (mark, link after prev, unlink) happens under protection; right
  * after a successful one, the node's key and stamp are re-read and compared with those read
- * during the validated traversal. A difference means the CAS acted on another incarnation of the
- * block (a reclamation bug); it is counted in {@link #incarnationMismatches()}, which tests
- * require to stay 0.
+ * during the validated traversal (the predecessor's are loaded where the traversal stops and
+ * validated by the warning check of the {@code protect} before the CAS). A difference means the
+ * CAS acted on another incarnation of the block (a reclamation bug); it is counted in
+ * {@link #incarnationMismatches()}, which tests require to stay 0.
  */
 final class HarrisMichaelCore {
     static final long NEXT = 0;
@@ -241,9 +242,10 @@ final class HarrisMichaelCore {
      * node. The predecessor's node offset is that word's offset (the next word is at offset 0)
      * unless the word is the head; its key and stamp, which only {@code insert}'s incarnation
      * check uses, are loaded once in {@link #setWindow}. Carrying them through the loop kept three
-     * more values live per step, and the compiled loop spilled them to and from registers on every
-     * node: on {@code list-5k-update} that cost OA-BIT and OA-VER about a fifth of their CPU time
-     * (docs/lockfree.md, "Where the time went").
+     * more values live per step, more than C2 had general registers for: the compiled loop (with
+     * OA-VER) took 119 instructions per node, 10 of them moves to and from vector registers used
+     * as spill space, against 69 and 1 now, and {@code list-5k-update} with one thread takes
+     * about 22% less CPU per operation (docs/lockfree.md, "Where the time went").
      */
     private void find(Participant p, long head, long key, Window w) {
         retry:
