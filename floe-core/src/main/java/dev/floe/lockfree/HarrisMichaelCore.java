@@ -41,9 +41,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Incarnation check</h2>
  * Every CAS that acts on a node (mark, link after prev, unlink) happens under protection; right
  * after a successful one, the node's key and stamp are re-read and compared with those read
- * during the validated traversal. A difference means the CAS acted on another incarnation of the
- * block (a reclamation bug); it is counted in {@link #incarnationMismatches()}, which tests
- * require to stay 0.
+ * during the validated traversal (the predecessor's are loaded where the traversal stops and
+ * validated by the warning check of the {@code protect} before the CAS). A difference means the
+ * CAS acted on another incarnation of the block (a reclamation bug); it is counted in
+ * {@link #incarnationMismatches()}, which tests require to stay 0.
  */
 final class HarrisMichaelCore {
     static final long NEXT = 0;
@@ -233,24 +234,27 @@ final class HarrisMichaelCore {
         }
     }
 
+    /**
+     * Michael's search: fills {@code w} with the first unmarked node whose key is {@code >= key}
+     * and its predecessor, unlinking (and retiring) the marked nodes met on the way.
+     *
+     * <p>The walk carries only what it needs to go on: the predecessor's word and the current
+     * node. The predecessor's node offset is that word's offset (the next word is at offset 0)
+     * unless the word is the head; its key and stamp, which only {@code insert}'s incarnation
+     * check uses, are loaded once in {@link #setWindow}. Carrying them through the loop kept three
+     * more values live per step, more than C2 had general registers for: the compiled loop (with
+     * OA-VER) took 119 instructions per node, 10 of them moves to and from vector registers used
+     * as spill space, against 69 and 1 now, and {@code list-5k-update} with one thread takes
+     * about 22% less CPU per operation (docs/lockfree.md, "Where the time went").
+     */
     private void find(Participant p, long head, long key, Window w) {
         retry:
         while (true) {
             long prevWord = head;
-            long prevNode = 0;
-            long prevKey = 0;
-            long prevStamp = 0;
             long cur = region.getLongAcquire(prevWord);
             while (true) {
                 if (cur == 0) {
-                    w.prevWord = prevWord;
-                    w.prevNode = prevNode;
-                    w.prevKey = prevKey;
-                    w.prevStamp = prevStamp;
-                    w.cur = 0;
-                    w.curStamp = 0;
-                    w.next = 0;
-                    w.found = false;
+                    setWindow(w, head, prevWord, 0, 0, 0, false);
                     return;
                 }
                 long nextRaw = region.getLongAcquire(cur + NEXT);
@@ -264,7 +268,7 @@ final class HarrisMichaelCore {
                 if (again != cur) continue retry; // prev marked or cur unlinked (Michael)
                 long next = nextRaw & ~MARK;
                 if ((nextRaw & MARK) != 0) {
-                    if (!rec.protect(p, prevNode, cur, next)) {
+                    if (!rec.protect(p, nodeOf(head, prevWord), cur, next)) {
                         rec.acknowledge(p);
                         continue retry;
                     }
@@ -276,24 +280,39 @@ final class HarrisMichaelCore {
                     cur = next;
                 } else {
                     if (ckey >= key) {
-                        w.prevWord = prevWord;
-                        w.prevNode = prevNode;
-                        w.prevKey = prevKey;
-                        w.prevStamp = prevStamp;
-                        w.cur = cur;
-                        w.curStamp = cstamp;
-                        w.next = next;
-                        w.found = ckey == key;
+                        setWindow(w, head, prevWord, cur, cstamp, next, ckey == key);
                         return;
                     }
                     prevWord = cur + NEXT;
-                    prevNode = cur;
-                    prevKey = ckey;
-                    prevStamp = cstamp;
                     cur = next;
                 }
             }
         }
+    }
+
+    /** The node whose next word is {@code prevWord}, or 0 if {@code prevWord} is the head word. */
+    private static long nodeOf(long head, long prevWord) {
+        return prevWord == head ? 0 : prevWord - NEXT;
+    }
+
+    /**
+     * Fills {@code w} with where {@code find} stopped. The predecessor's key and stamp are loaded
+     * here, after the walk validated that node and before the caller's {@code protect}: protect's
+     * warning check follows these loads (after its full fence), so they are validated exactly as
+     * the walk's own loads are — if it passes, the predecessor had not been freed when they ran,
+     * and they read the incarnation the walk saw. A restart after a failed protect calls
+     * {@code find} again and overwrites them.
+     */
+    private void setWindow(Window w, long head, long prevWord, long cur, long curStamp, long next, boolean found) {
+        long prevNode = nodeOf(head, prevWord);
+        w.prevWord = prevWord;
+        w.prevNode = prevNode;
+        w.prevKey = prevNode == 0 ? 0 : region.getLongPlain(prevNode + KEY);
+        w.prevStamp = prevNode == 0 ? 0 : region.getLongPlain(prevNode + STAMP);
+        w.cur = cur;
+        w.curStamp = curStamp;
+        w.next = next;
+        w.found = found;
     }
 
     /** Called right after a successful CAS on {@code node} while it is protected. */
