@@ -70,9 +70,13 @@ public final class Shield implements AutoCloseable {
     private final Participant participant;
     private final Thread thread;
     private final int slot;
+    /** The heap's region, where the typed reads go (fixed for the heap's life). */
+    private final Region region;
     private boolean open = true;
     /** The defended object's owner word (offset and length), or 0. */
     private long ref;
+    /** The defended object's region offset and length, decoded from {@link #ref} at defend time. */
+    private long base, length;
     /** The confined arena of the {@link #segment()} view, created on first use per object. */
     private Arena viewArena;
     private MemorySegment view;
@@ -82,6 +86,7 @@ public final class Shield implements AutoCloseable {
         this.participant = participant;
         this.thread = Thread.currentThread();
         this.slot = slot;
+        this.region = heap.allocator().region();
     }
 
     /**
@@ -116,6 +121,10 @@ public final class Shield implements AutoCloseable {
             heap.slots().publish(slot, r == 0 ? EMPTY : heap.offsetOf(r)); // release store (step 4)
             if (participant.commit(seen, g)) {         // CAS, full fence (step 5)
                 ref = r;
+                if (r != 0) {
+                    base = heap.offsetOf(r);
+                    length = heap.lengthOf(r);
+                }
                 return r != 0;
             }
             // ejected between step 1 and step 5: rejoin and replay
@@ -130,7 +139,8 @@ public final class Shield implements AutoCloseable {
 
     /** The object's size in bytes. */
     public long byteSize() {
-        return heap.lengthOf(defended());
+        defended();
+        return length;
     }
 
     public byte getByte(long offset) {
@@ -218,13 +228,13 @@ public final class Shield implements AutoCloseable {
      * access to the region, this check to the object).
      */
     private long fieldAt(long offset, int width) {
-        long r = defended();
-        Objects.checkFromIndexSize(offset, width, heap.lengthOf(r));
-        return heap.offsetOf(r) + offset;
+        defended();
+        Objects.checkFromIndexSize(offset, width, length);
+        return base + offset;
     }
 
     private Region region() {
-        return heap.allocator().region();
+        return region;
     }
 
     /** The defended object's owner word, after the shield's checks. */
