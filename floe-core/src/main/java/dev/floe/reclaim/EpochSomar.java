@@ -32,9 +32,10 @@ import dev.floe.memory.FloeAllocator;
  *       the retire batches.</li>
  *   <li><b>drain</b> (a full batch, on the thread that seals it, with RetireBatches' helping):
  *       advance the epoch (atomic increment, full fence) and stamp the batch with the epoch it
- *       was sealed in, {@code e = new - 1}; park the batch in the limbo with {@code e}; sweep
- *       the limbo: snapshot the announcements, and free each group (this batch and those earlier
- *       drains kept) whose every announced epoch is greater than its stamp (or none is announced).</li>
+ *       was sealed in, {@code e = new - 1}; snapshot the announcements once and free each group
+ *       (this batch and those earlier drains kept) whose every announced epoch is greater than
+ *       its stamp (or none is announced); park what this batch keeps with {@code e}
+ *       ({@code EraLimbo.drain}).</li>
  *   <li><b>allocate</b>: take a block, publish its header with the current epoch as version.</li>
  * </ul>
  * The paper's EBR advances the epoch only when every thread has seen it; here the epoch advances

@@ -41,9 +41,10 @@ import dev.floe.memory.FloeAllocator;
  *       the announcement lies in its lifetime.</li>
  *   <li><b>delete</b>: CAS the header's deleted bit (one winner), append to the retire batches.</li>
  *   <li><b>drain</b> (a full batch, on the thread that seals it): advance the era (atomic
- *       increment, full fence), stamp {@code r}; park the batch in the limbo with {@code r};
- *       sweep the limbo: snapshot the announcements (sorted), free every parked slice whose
- *       lifetime {@code [birth, stamp]} holds no announced era (one binary search), keep the others.</li>
+ *       increment, full fence), stamp {@code r}; snapshot the announcements once (sorted) and
+ *       free every slice of this batch and of the groups earlier drains kept whose lifetime
+ *       {@code [birth, stamp]} holds no announced era (one binary search); park the others, this
+ *       batch's with {@code r} ({@code EraLimbo.drain}).</li>
  * </ul>
  *
  * <h2>Why it is correct</h2>
