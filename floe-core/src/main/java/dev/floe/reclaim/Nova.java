@@ -47,10 +47,10 @@ import java.lang.invoke.VarHandle;
  *       winner appends the header offset to a release list ({@link RetireBatches}).</li>
  *   <li><b>retire</b> (when a batch of N deletes is full, on whichever thread seals it):
  *       advance the era with an atomic increment (full fence) if the batch holds a slice born in
- *       the current era, else issue a full fence ({@link #seal}); park the batch in a limbo with
- *       the slices earlier drains kept, snapshot the hazard slots, free every parked slice no
- *       slot holds and keep the held ones for later drains ({@link RetiringSomar}, shared with
- *       the baselines).</li>
+ *       the current era, else issue a full fence ({@link #seal}); snapshot the hazard slots once,
+ *       free every slice of the batch and of the limbo (slices earlier drains kept) that no slot
+ *       holds, and park the held ones for later drains ({@link RetiringSomar}, shared with the
+ *       baselines).</li>
  *   <li><b>allocate</b>: take a block, write the header with the current era as version
  *       (release store), return the pointer.</li>
  * </ul>
