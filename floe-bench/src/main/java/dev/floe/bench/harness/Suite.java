@@ -64,6 +64,16 @@ public interface Suite {
         return jvmArgs(impl);
     }
 
+    /**
+     * JVM options of the fresh JVM that runs one trial of {@code workload} ({@link Isolation#FRESH_JVM}
+     * cells); those of the suite's workers by default. A suite overrides it for a cell that needs
+     * more than a shared worker has, given to every implementation alike (the map suite's
+     * {@code rollup} adds the heap its pre-generated input takes).
+     */
+    default List<String> jvmArgs(String impl, Mode mode, int liveWorkers, String workload) {
+        return jvmArgs(impl, mode, liveWorkers);
+    }
+
     /** The suite's goals checked against a finished report; none by default. */
     default List<TargetCheck> targets(SuiteReport report) {
         return List.of();

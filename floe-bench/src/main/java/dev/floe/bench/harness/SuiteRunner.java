@@ -79,13 +79,14 @@ public final class SuiteRunner {
     private static Sample execute(Suite suite, Cell cell, Trial trial, Map<String, WorkerProcess> workers,
                                   int liveWorkers) throws BenchmarkException {
         if (cell.isolation() == Isolation.FRESH_JVM) {
-            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl(), trial.mode(), liveWorkers)) {
+            List<String> args = suite.jvmArgs(trial.impl(), trial.mode(), liveWorkers, cell.workload());
+            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl(), args, liveWorkers)) {
                 return fresh.run(trial);
             }
         }
         WorkerProcess w = workers.get(trial.impl());
         if (w == null) {
-            w = WorkerProcess.start(suite, trial.impl(), trial.mode(), liveWorkers);
+            w = WorkerProcess.start(suite, trial.impl(), suite.jvmArgs(trial.impl(), trial.mode(), liveWorkers), liveWorkers);
             workers.put(trial.impl(), w);
         }
         return w.run(trial);

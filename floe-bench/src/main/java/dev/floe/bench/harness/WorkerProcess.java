@@ -40,11 +40,12 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     /**
-     * Starts a worker JVM for one implementation of a suite; {@code liveWorkers} worker JVMs
-     * (this one included) may be alive at once.
+     * Starts a worker JVM for one implementation of a suite with the suite's JVM options
+     * {@code jvmArgs} for it; {@code liveWorkers} worker JVMs (this one included) may be alive at
+     * once.
      */
-    static WorkerProcess start(Suite suite, String impl, Mode mode, int liveWorkers) throws BenchmarkException {
-        List<String> cmd = command(suite, impl, mode, liveWorkers);
+    static WorkerProcess start(Suite suite, String impl, List<String> jvmArgs, int liveWorkers) throws BenchmarkException {
+        List<String> cmd = command(suite, jvmArgs, liveWorkers);
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             return new WorkerProcess(suite.name() + "/" + impl, p);
@@ -97,7 +98,7 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    private static List<String> command(Suite suite, String impl, Mode mode, int liveWorkers) {
+    private static List<String> command(Suite suite, List<String> jvmArgs, int liveWorkers) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -106,7 +107,7 @@ final class WorkerProcess implements AutoCloseable {
             }
         }
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(suite.jvmArgs(impl, mode, liveWorkers));
+        cmd.addAll(jvmArgs);
         cmd.add("-D" + Suite.LIVE_WORKERS + "=" + liveWorkers);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

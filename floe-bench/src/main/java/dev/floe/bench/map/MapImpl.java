@@ -69,9 +69,18 @@ enum MapImpl {
      * direct-memory cap); the key and value sizes travel as system properties.
      */
     List<String> jvmArgs(MapSizing z) {
+        return jvmArgs(z, 0);
+    }
+
+    /**
+     * {@link #jvmArgs(MapSizing)} with {@code extraHeap} bytes of heap on top of the budget's
+     * share, for data of the benchmark's own that every implementation holds alike (the rollup
+     * cell's pre-generated input).
+     */
+    List<String> jvmArgs(MapSizing z, long extraHeap) {
         List<String> args = new ArrayList<>();
         args.add("-XX:+UseG1GC");
-        long heap = this == CSLM ? z.budgetBytes() : z.splitHeap();
+        long heap = (this == CSLM ? z.budgetBytes() : z.splitHeap()) + extraHeap;
         args.add("-Xms" + (heap >> 20) + "m");
         args.add("-Xmx" + (heap >> 20) + "m");
         args.add("-XX:+AlwaysPreTouch");

@@ -177,7 +177,8 @@ public final class MapSuite implements Suite {
         Map<String, Object> jvm = new LinkedHashMap<>();
         for (String impl : s.impls()) jvm.put(impl, String.join(" ", MapImpl.byLabel(impl).jvmArgs(z)));
         m.put("jvm_args", jvm);
-        m.put("isolation", "one worker JVM per implementation; ingest: a fresh JVM per run");
+        m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
+        m.put("rollup_input_heap_bytes", RollupIngest.inputHeapBytes(s.mode(), z)); // added to every rollup JVM's heap
         return m;
     }
 
@@ -239,6 +240,19 @@ public final class MapSuite implements Suite {
     @Override
     public List<String> jvmArgs(String impl) {
         return jvmArgs(impl, Mode.QUICK, 1);
+    }
+
+    /**
+     * A rollup run's JVM gets the heap its pre-generated input takes on top of the RAM budget's
+     * share, every implementation alike: the input stands for the stream an index ingests
+     * (Druid reads it from Kafka), not for the index, and inside floe-oak's heap share it took
+     * 45% of the heap and made that JVM collect every few milliseconds.
+     */
+    @Override
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers, String workload) {
+        MapSizing z = MapSizing.of(mode, liveWorkers);
+        long extra = workload.equals(MapWorkload.ROLLUP.label()) ? RollupIngest.inputHeapBytes(mode, z) : 0;
+        return MapImpl.byLabel(impl).jvmArgs(z, extra);
     }
 
     /**

@@ -116,8 +116,8 @@ final class RollupIngest {
 
     /**
      * Tuples of a suite run: {@link #QUICK_TUPLES} or {@link #FULL_TUPLES}, at most as many as
-     * take {@link #INPUT_HEAP_SHARE} of Oak's heap (the input lives on every implementation's heap),
-     * or {@value #TUPLES_PROPERTY}.
+     * take {@link #INPUT_HEAP_SHARE} of Oak's heap share (a bound on the input's size; the input
+     * gets heap of its own on top of the budget, {@link #inputHeapBytes}), or {@value #TUPLES_PROPERTY}.
      */
     static int tuplesFor(Mode mode, MapSizing z) {
         String p = System.getProperty(TUPLES_PROPERTY);
@@ -127,10 +127,17 @@ final class RollupIngest {
         return (int) Math.min(want, cap);
     }
 
+    /** Heap the pre-generated input of a suite run takes, added to every implementation's heap. */
+    static long inputHeapBytes(Mode mode, MapSizing z) {
+        long bytes = (long) tuplesFor(mode, z) * RollupTuples.HEAP_BYTES_PER_TUPLE;
+        return (bytes + (1L << 20) - 1) & -(1L << 20); // whole MiB, as -Xmx takes them
+    }
+
     /**
      * The map suite's entry point, inside a fresh worker JVM of {@code impl} ({@code floe-oak} or
      * {@code cslm}) started with the suite's JVM options for it: the suite's RAM budget, all heap
-     * for cslm, {@code z.splitHeap()} heap + {@code z.offheapBudget()} off-heap for floe-oak.
+     * for cslm, {@code z.splitHeap()} heap + {@code z.offheapBudget()} off-heap for floe-oak, and
+     * for both the input's heap on top ({@link #inputHeapBytes}).
      */
     static Sample measure(String impl, Mode mode, MapSizing z) {
         RollupTuples input = RollupTuples.generate(RollupTuples.Spec.of(tuplesFor(mode, z), SEED));

@@ -236,4 +236,23 @@ class RollupTest {
         for (int j = 0; j < d.length; j++) d[j] = new RollupDictionary();
         return d;
     }
+
+    /**
+     * A rollup run's JVMs get the input's heap on top of the budget's share, both implementations
+     * alike; the other fresh-JVM cell (ingest) and the shared workers get none.
+     */
+    @Test
+    void rollupJvmsGetTheInputsHeapOnTopAlike() {
+        MapSuite suite = new MapSuite();
+        dev.floe.bench.harness.Mode quick = dev.floe.bench.harness.Mode.QUICK;
+        MapSizing z = MapSizing.of(quick, 2);
+        long input = RollupIngest.inputHeapBytes(quick, z);
+        assertTrue(input >= (long) RollupIngest.tuplesFor(quick, z) * RollupTuples.HEAP_BYTES_PER_TUPLE, "covers the input");
+        for (String impl : new String[] {RollupIndex.OAK, RollupIndex.CSLM}) {
+            long share = impl.equals(RollupIndex.CSLM) ? z.budgetBytes() : z.splitHeap();
+            assertTrue(suite.jvmArgs(impl, quick, 2, "rollup").contains("-Xmx" + ((share + input) >> 20) + "m"), impl);
+            assertTrue(suite.jvmArgs(impl, quick, 2, "ingest").contains("-Xmx" + (share >> 20) + "m"), impl);
+            assertEquals(suite.jvmArgs(impl, quick, 2), suite.jvmArgs(impl, quick, 2, "ingest"), impl);
+        }
+    }
 }
