@@ -250,6 +250,7 @@ final class HarrisMichaelCore {
     private void find(Participant p, long head, long key, Window w) {
         retry:
         while (true) {
+            long seen = rec.watchToken(p);
             long prevWord = head;
             long cur = region.getLongAcquire(prevWord);
             while (true) {
@@ -261,7 +262,7 @@ final class HarrisMichaelCore {
                 long ckey = region.getLongPlain(cur + KEY);
                 long cstamp = region.getLongPlain(cur + STAMP);
                 long again = region.getLongAcquire(prevWord);
-                if (rec.warned(p)) { // LoadLoad inside: the four loads above are validated
+                if (rec.warned(p, seen)) { // LoadLoad inside: the four loads above are validated
                     rec.acknowledge(p);
                     continue retry;
                 }

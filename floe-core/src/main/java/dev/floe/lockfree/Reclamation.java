@@ -23,7 +23,8 @@ import java.util.Objects;
  * <h2>Protocol for a structure</h2>
  * <pre>
  *   p = enter()                      // borrow a participant, start watching for warnings
- *   ... read a node's words; if (warned(p)) { acknowledge(p); restart from the head }
+ *   seen = watchToken(p)             // at the start of each walk, kept in a local
+ *   ... read a node's words; if (warned(p, seen)) { acknowledge(p); restart from the head }
  *   ... before a CAS: if (!protect(p, a, b, c)) { acknowledge(p); restart }   // hazards + check
  *       CAS; unprotect(p); after unlinking node n: retire(p, n)
  *   exit(p)                          // clear announcements, maybe reclaim, return the participant
@@ -118,6 +119,20 @@ public abstract class Reclamation {
      * discarded and the operation restarted from a node that cannot have been freed.
      */
     abstract boolean warned(Participant p);
+
+    /**
+     * What {@link #warned(Participant, long)} compares with, read at the start of a walk (after
+     * {@link #enter} or {@link #acknowledge}) and kept in a local: OA-VER's LocalClock, so that
+     * the per-node check loads only the clock; 0, unused, for the other schemes.
+     */
+    long watchToken(Participant p) {
+        return 0;
+    }
+
+    /** {@link #warned(Participant)} with the token {@link #watchToken} gave since the last acknowledge. */
+    boolean warned(Participant p, long seen) {
+        return warned(p);
+    }
 
     /** Acknowledges a warning before restarting (counts the restart). */
     abstract void acknowledge(Participant p);

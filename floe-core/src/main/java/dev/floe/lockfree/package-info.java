@@ -17,7 +17,7 @@
  *       returns emptied superblocks to the OS, so memory falls after a mass delete.</li>
  * </ol>
  * Two warning mechanisms: OA-BIT (a bit per participant, set for everyone) and OA-VER (a global
- * clock, the shared {@link dev.floe.reclaim.EraClock}, with piggy-backing). NR (never free) and
+ * clock, with piggy-backing). NR (never free) and
  * EBR are baselines behind the same protocol. The structures:
  * {@link dev.floe.lockfree.HarrisMichaelList} and {@link dev.floe.lockfree.MichaelHashTable},
  * both {@link dev.floe.lockfree.LockFreeLongMap}s over {@code HarrisMichaelCore}, whose class

@@ -40,8 +40,8 @@ public final class EraClock extends EraClockPad1 {
     /**
      * Advances the era from {@code expected} to {@code expected + 1} with one CAS; returns whether
      * this call did it. A failure means the era already moved past {@code expected} (someone else
-     * advanced it), which OA-VER treats as a warning it can piggy-back on; Snowflake's epochs use
-     * it so that two threads that both saw every participant at {@code expected} advance once.
+     * advanced it). Snowflake's epochs use it so that two threads that both saw every participant
+     * at {@code expected} advance once.
      * Volatile semantics (a full fence on success, a volatile read on failure).
      */
     public boolean advanceFrom(long expected) {
