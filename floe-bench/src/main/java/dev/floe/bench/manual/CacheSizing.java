@@ -26,7 +26,7 @@ import java.util.Map;
  * @param keys         size of the key space
  * @param expirationMs sliding expiration: an entry not read for this long is removed
  * @param budgetBytes  RAM budget of one JVM
- * @param warmupMinSeconds the JIT warm-up before the measured run in each JVM ({@link WarmUp})
+ * @param warmupMinSeconds the JIT warm-up before the measured run in each JVM ({@link dev.floe.bench.harness.JitWarmUp})
  *                         lasts at least this long, then until the JIT is quiet ...
  * @param warmupMaxSeconds ... or at most this long: 0.5–3 s in quick mode, whose runs are short
  *                         enough for the JIT to matter; one round in full mode, whose

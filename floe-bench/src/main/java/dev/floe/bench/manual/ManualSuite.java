@@ -3,6 +3,7 @@ package dev.floe.bench.manual;
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.Isolation;
+import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
@@ -31,7 +32,7 @@ import java.util.Map;
  * ({@link CacheSizing}). Expiration runs on the driver's virtual clock ({@link CacheDriver}), so
  * both implementations do the same work.
  *
- * <p>Each run: a JIT warm-up ({@link WarmUp}: rounds of the same request loop for half the
+ * <p>Each run: a JIT warm-up ({@link JitWarmUp}: rounds of the same request loop for half the
  * requests on a throw-away cache over an eighth of the keys with a tenth of the expiration, so
  * it misses as often, until the JIT compiler is quiet, within {@link CacheSizing} bounds),
  * {@code System.gc()},
@@ -104,7 +105,7 @@ public final class ManualSuite implements Suite {
                 + "4 KiB; time to completion, peak working set, GC pauses");
         m.put("runs_measure", "one fresh JVM per run: JIT warm-up (rounds of half the requests over an eighth of the keys, a "
                 + "tenth of the expiration, on throw-away caches, until two rounds in a row compile less than "
-                + WarmUp.QUIET_COMPILE_MS + " ms, after " + z.warmupMinSeconds() + " s at least and " + z.warmupMaxSeconds()
+                + JitWarmUp.QUIET_COMPILE_MS + " ms, after " + z.warmupMinSeconds() + " s at least and " + z.warmupMaxSeconds()
                 + " s at most, at least one round), System.gc(), a wait until RSS stops falling (G1 uncommits concurrently), peak RSS reset "
                 + "(/proc/self/clear_refs), then the measured run: time to "
                 + "completion of all requests, peak RSS since the reset, GC pauses during it; --duration and --warmup are "
@@ -155,7 +156,7 @@ public final class ManualSuite implements Suite {
         CacheSizing z = CacheSizing.of(trial.mode());
         Map<String, Double> extra = new LinkedHashMap<>();
         long seed = ++runCounter;
-        int warmupRounds = WarmUp.run(z.warmupMinSeconds(), z.warmupMaxSeconds(), round -> { // small throw-away caches
+        int warmupRounds = JitWarmUp.run(z.warmupMinSeconds(), z.warmupMaxSeconds(), round -> { // small throw-away caches
             try (SlidingCache<?> warm = impl.open(z, payload, z.warmupExpirationMs())) {
                 CacheDriver.run(warm, trial.threads(), z.warmupRequests(), z.warmupKeys(), -seed * 1_000 - round);
             }
@@ -164,7 +165,7 @@ public final class ManualSuite implements Suite {
         System.gc();
         PeakRss.awaitSettled();
         extra.put("peak_rss_reset", PeakRss.reset() ? 1.0 : 0.0);
-        long jitBefore = WarmUp.compileMillis();
+        long jitBefore = JitWarmUp.compileMillis();
         GcTotals gcBefore = GcTotals.now();
         double seconds;
         MemorySnapshot memory;
@@ -186,7 +187,7 @@ public final class ManualSuite implements Suite {
             }
         }
         GcTotals gc = GcTotals.now().minus(gcBefore);
-        extra.put("jit_ms", (double) Math.max(0, WarmUp.compileMillis() - jitBefore));
+        extra.put("jit_ms", (double) Math.max(0, JitWarmUp.compileMillis() - jitBefore));
         extra.put("time_s", seconds);
         extra.put("gc_count", (double) gc.count());
         Map<String, Double> metrics = new LinkedHashMap<>();

@@ -3,6 +3,7 @@ package dev.floe.bench.map;
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.Isolation;
+import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
@@ -88,6 +89,8 @@ public final class MapSuite implements Suite {
     private MapUnderTest current;
     /** The map is no longer the fill (a growing workload ran on it). */
     private boolean dirty;
+    /** Rounds of this worker's JIT warm-up ({@link #warmUpJit}). */
+    private int jitWarmupRounds;
     /** The one-time JIT warm-up of this worker ran ({@link #warmUpJit}). */
     private boolean jitWarm;
     private long runCounter;
@@ -324,6 +327,7 @@ public final class MapSuite implements Suite {
             MapUnderTest map = map(impl, trial.mode(), z, fresh);
             List<OpTask> tasks = tasks(map, w, z, trial.threads());
             GcTotals before = GcTotals.now();
+            long jitBefore = JitWarmUp.compileMillis();
             PeriodicSampler rss = w == MapWorkload.PUT_DELETE ? RssFlatness.sample(trial.durationSeconds()) : null;
             TimedRun.Outcome o;
             try {
@@ -335,12 +339,15 @@ public final class MapSuite implements Suite {
                 if (w.grows()) dirty = true;
             }
             GcTotals gc = GcTotals.now().minus(before);
+            long jitAfter = JitWarmUp.compileMillis();
             Map<String, Double> extra = new LinkedHashMap<>();
             long entries = map.size();
             extra.put("entries", (double) entries);
             extra.put("gc_ms", (double) gc.millis());
             extra.put("gc_count", (double) gc.count());
             extra.put("heap_after_gc_bytes", (double) GcTotals.heapAfterLastGc());
+            if (jitBefore >= 0) extra.put("jit_ms", (double) (jitAfter - jitBefore));
+            extra.put("jit_warmup_rounds", (double) jitWarmupRounds);
             long allocated = 0, scanned = 0;
             for (OpTask t : tasks) {
                 allocated = allocated < 0 || t.allocatedBytes() < 0 ? -1 : allocated + t.allocatedBytes();
@@ -361,29 +368,48 @@ public final class MapSuite implements Suite {
     }
 
     /**
-     * Once per worker JVM, before its first measured cell: every timed workload for a tenth of
-     * {@link #jitWarmupSeconds} on a filled map, so that the JIT has compiled every operation
-     * of the implementation before any cell's own (short) warm-up. Without it the first cells
-     * measure the compilers (a cold JVM ran put-delete at a third of its warm speed after a
-     * 0.2 s warm-up). The map is refilled after the workloads that grow it, and afterwards.
+     * Once per worker JVM, before its first measured cell: rounds in which every timed workload
+     * runs for {@link #jitWarmupRoundSeconds} on a filled map, until the JIT has gone quiet
+     * ({@link JitWarmUp}: at least {@link #jitWarmupSeconds}, at most
+     * {@link #jitWarmupMaxSeconds}), so that the JIT has compiled every operation of the
+     * implementation before any cell's own (short) warm-up. Without it the first cells measure
+     * the compilers (a cold JVM ran put-delete at a third of its warm speed after a 0.2 s
+     * warm-up); with a fixed 1 s pass instead of the quiet rule, {@code floe-oak}'s C2 work
+     * (about 1.2 s of CPU against {@code cslm}'s 0.4 s) went on into the measured two-thread cells,
+     * where the compiler threads take a core from a worker thread. The map is refilled after the
+     * workloads that grow it, and afterwards. The rounds are reported as
+     * {@code extra.jit_warmup_rounds} of every cell, and the compilation left inside a measured
+     * run as {@code extra.jit_ms}.
      */
     private void warmUpJit(MapImpl impl, Mode mode, MapSizing z, int threads) throws Exception {
         jitWarm = true;
-        double each = jitWarmupSeconds(mode) / 10;
-        for (MapWorkload w : MapWorkload.values()) {
-            if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP) continue;
-            MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());
-            List<OpTask> tasks = tasks(map, w, z, threads);
-            if (w.grows()) dirty = true;
-            Watchdog.run(() -> TimedRun.run(tasks, each, () -> null), Watchdog.limitFor(each),
-                    impl.label() + " " + w.label() + " (JIT warm-up)");
-        }
+        double each = jitWarmupRoundSeconds(mode);
+        jitWarmupRounds = JitWarmUp.run(jitWarmupSeconds(mode), jitWarmupMaxSeconds(mode), round -> {
+            for (MapWorkload w : MapWorkload.values()) {
+                if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP) continue;
+                MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());
+                List<OpTask> tasks = tasks(map, w, z, threads);
+                if (w.grows()) dirty = true;
+                Watchdog.run(() -> TimedRun.run(tasks, each, () -> null), Watchdog.limitFor(each),
+                        impl.label() + " " + w.label() + " (JIT warm-up)");
+            }
+        });
         dirty = true; // the first cell starts from a fresh fill
     }
 
-    /** Seconds of the per-worker JIT warm-up: 1 in quick mode, 5 in full mode. */
+    /** Least seconds of the per-worker JIT warm-up: 1 in quick mode, 5 in full mode. */
     static double jitWarmupSeconds(Mode mode) {
         return mode == Mode.QUICK ? 1.0 : 5.0;
+    }
+
+    /** Most seconds of the per-worker JIT warm-up, whatever the JIT does: 4 in quick mode, 20 in full mode. */
+    static double jitWarmupMaxSeconds(Mode mode) {
+        return mode == Mode.QUICK ? 4.0 : 20.0;
+    }
+
+    /** Seconds each timed workload runs in one round of the JIT warm-up: 0.1 in quick mode, 0.5 in full mode. */
+    static double jitWarmupRoundSeconds(Mode mode) {
+        return jitWarmupSeconds(mode) / 10;
     }
 
     private Sample outOfMemory(Trial trial, Throwable e) {

@@ -1,4 +1,4 @@
-package dev.floe.bench.manual;
+package dev.floe.bench.harness;
 
 import org.junit.jupiter.api.Test;
 
@@ -8,13 +8,13 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The warm-up rule and the peak-RSS helper of the manual suite. */
-class WarmUpTest {
+/** The JIT warm-up rule shared by the suites. */
+class JitWarmUpTest {
 
     @Test
     void noTimeMeansExactlyOneRound() throws Exception {
         List<Integer> seen = new ArrayList<>();
-        assertEquals(1, WarmUp.run(0, 0, seen::add));
+        assertEquals(1, JitWarmUp.run(0, 0, seen::add));
         assertEquals(List.of(0), seen);
     }
 
@@ -22,7 +22,7 @@ class WarmUpTest {
     void roundsRepeatUntilTheMinimumTimeHasPassed() throws Exception {
         List<Integer> seen = new ArrayList<>();
         long t0 = System.nanoTime();
-        int rounds = WarmUp.run(0.05, 10, i -> {
+        int rounds = JitWarmUp.run(0.05, 10, i -> {
             seen.add(i);
             Thread.sleep(10);
         });
@@ -36,20 +36,9 @@ class WarmUpTest {
         // rounds that only sleep compile (almost) nothing: quiet, so the warm-up ends soon after
         // the minimum instead of running to the 20 s maximum
         long t0 = System.nanoTime();
-        int rounds = WarmUp.run(0.05, 20, i -> Thread.sleep(10));
+        int rounds = JitWarmUp.run(0.05, 20, i -> Thread.sleep(10));
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertTrue(rounds >= WarmUp.QUIET_ROUNDS, rounds + " rounds");
+        assertTrue(rounds >= JitWarmUp.QUIET_ROUNDS, rounds + " rounds");
         assertTrue(ms < 5_000, "ended after " + ms + " ms");
-    }
-
-    @Test
-    void peakRssIsAtLeastTheCurrentRssAfterAResetAndTheWaitEnds() throws Exception {
-        long t0 = System.nanoTime();
-        PeakRss.awaitSettled();
-        assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "the wait is bounded");
-        if (!PeakRss.reset()) return; // not Linux: nothing more to check
-        long current = PeakRss.current();
-        assertTrue(current > 0);
-        assertTrue(PeakRss.peak() >= current - (1 << 20), "peak " + PeakRss.peak() + " vs current " + current);
     }
 }

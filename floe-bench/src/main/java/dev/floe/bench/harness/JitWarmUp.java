@@ -1,12 +1,11 @@
-package dev.floe.bench.manual;
+package dev.floe.bench.harness;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * The warm-up that precedes a measured run of the caching benchmark: rounds of the same request
- * loop on throw-away caches until the JIT compiler has gone quiet, the same rule for every
- * implementation:
+ * A JIT warm-up: rounds of a suite's own operations until the JIT compiler has gone quiet, the
+ * same rule for every implementation:
  *
  * <ul>
  *   <li>a round is <em>quiet</em> when the JVM's total compilation time
@@ -17,32 +16,32 @@ import java.lang.management.ManagementFactory;
  *       the JIT does; there is always at least one round (where compilation time is not
  *       monitored, warm-up lasts {@code maxSeconds}).</li>
  * </ul>
- * Why: the quick runs last 0.1–0.5 s, and after one round (half a run's requests) C2 was still
- * compiling the request path during the measured run, on a 2-core machine where the compiler
- * threads compete with the request threads. {@code manual}'s path (FFM accesses, the allocator,
- * the epoch protocol) has more code to compile than a {@code byte[]} access (its hot request
- * method alone is a 3 KB inlining tree, ~185 ms of C2 time), so its measured runs carried
- * 200–600 ms of compilation while {@code gc-g1}'s carried 70–90 ms: the time ratio measured the
- * compilers, not the caches, and a paper-sized run (4M requests) amortizes that. The rounds run
- * and the compilation left inside the measured run are reported ({@code extra.warmup_rounds},
- * {@code extra.jit_ms}).
+ * Why: quick runs last 0.1–0.5 s, and C2 compiles Floe's paths (FFM accesses, the allocator,
+ * the reclamation protocols) for longer than a {@code byte[]} or skip-list path: a fixed short
+ * warm-up left compilation running inside the measured runs, where on a 2-core machine the
+ * compiler threads take a core from the second worker thread, so two-thread cells measured the
+ * compilers, not the implementations (a paper-sized run amortizes that). The manual suite
+ * ({@code dev.floe.bench.manual}: {@code manual}'s measured runs carried 200–600 ms of
+ * compilation, {@code gc-g1}'s 70–90 ms) and the map suite's per-worker warm-up
+ * ({@code dev.floe.bench.map.MapSuite}: {@code floe-oak} compiles for about 1.2 s of CPU,
+ * {@code cslm} for 0.4 s) use it.
  */
-final class WarmUp {
+public final class JitWarmUp {
     /** A round that compiled less than this (milliseconds of compiler time) is quiet. */
-    static final long QUIET_COMPILE_MS = 10;
+    public static final long QUIET_COMPILE_MS = 10;
     /** Quiet rounds in a row that end the warm-up. */
-    static final int QUIET_ROUNDS = 2;
+    public static final int QUIET_ROUNDS = 2;
 
     /** One warm-up round; {@code index} counts from 0 (for the round's seed). */
     @FunctionalInterface
-    interface Round {
+    public interface Round {
         void run(int index) throws Exception;
     }
 
-    private WarmUp() {}
+    private JitWarmUp() {}
 
     /** Runs rounds as the class comment says; returns the number of rounds. */
-    static int run(double minSeconds, double maxSeconds, Round round) throws Exception {
+    public static int run(double minSeconds, double maxSeconds, Round round) throws Exception {
         long start = System.nanoTime();
         long min = (long) (minSeconds * 1e9);
         long max = (long) (maxSeconds * 1e9);
@@ -59,7 +58,7 @@ final class WarmUp {
     }
 
     /** The JVM's total JIT compilation time so far in milliseconds, or -1 where it is not monitored. */
-    static long compileMillis() {
+    public static long compileMillis() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
