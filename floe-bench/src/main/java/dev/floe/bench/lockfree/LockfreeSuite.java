@@ -3,6 +3,7 @@ package dev.floe.bench.lockfree;
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.Isolation;
+import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
@@ -89,6 +90,10 @@ public final class LockfreeSuite implements Suite {
                 + "each method, alternating, median of 5 (extra cost_*)");
         m.put("isolation", "one worker JVM per implementation (-Xms=-Xmx=512m, pre-touched heap); "
                 + "one pre-filled structure per workload, reused across runs and thread counts");
+        m.put("jit_warmup", "once per worker before its first cell: rounds of the list and 10k-table workloads, "
+                + jitWarmupRoundSeconds(s.mode()) + " s each, until two rounds compiled less than "
+                + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
+                + jitWarmupMaxSeconds(s.mode()) + " s)");
         return m;
     }
 
@@ -125,9 +130,51 @@ public final class LockfreeSuite implements Suite {
         return List.of("-Xms512m", "-Xmx512m", "-XX:+AlwaysPreTouch");
     }
 
+    /** Rounds of this worker's JIT warm-up ({@link #warmUpJit}); 0 until it ran. */
+    private int jitWarmupRounds;
+
+    /**
+     * Once per worker JVM, before its first measured cell: rounds in which the list and the
+     * 10,000-key table (the code every workload runs) take updates and then the mixed
+     * operations for {@link #jitWarmupRoundSeconds} each, until the JIT has gone quiet
+     * ({@link JitWarmUp}; at least {@link #jitWarmupSeconds}, at most
+     * {@link #jitWarmupMaxSeconds}). The cells' own 0.15 s warm-ups are too short for C2 to
+     * finish the walk and the reclamation paths, so without it the first cells of each worker
+     * measured the compilers, differently for each implementation.
+     */
+    private void warmUpJit(Mode mode, String impl, int threads) throws Exception {
+        double each = jitWarmupRoundSeconds(mode);
+        jitWarmupRounds = JitWarmUp.run(jitWarmupSeconds(mode), jitWarmupMaxSeconds(mode), round -> {
+            for (LockfreeWorkload w : LockfreeWorkload.TIMED) {
+                if (w.size(mode) > WARMUP_MAX_KEYS) continue; // the large tables run the same code
+                LockFreeLongMap map = Structures.get(impl, w, mode);
+                TimedRun.run(tasks(map, 2 * w.size(mode), w, threads, 3 + round), each, () -> null);
+            }
+        });
+    }
+
+    /** Structures larger than this are left out of the JIT warm-up (their fill takes long). */
+    private static final long WARMUP_MAX_KEYS = 10_000;
+
+    /** Least seconds of the per-worker JIT warm-up: 1 in quick mode, 3 in full mode. */
+    static double jitWarmupSeconds(Mode mode) {
+        return mode == Mode.QUICK ? 1.0 : 3.0;
+    }
+
+    /** Most seconds of the per-worker JIT warm-up, whatever the JIT does: 3 in quick mode, 15 in full mode. */
+    static double jitWarmupMaxSeconds(Mode mode) {
+        return mode == Mode.QUICK ? 3.0 : 15.0;
+    }
+
+    /** Seconds each warmed workload runs in one round: 0.05 in quick mode, 0.25 in full mode. */
+    static double jitWarmupRoundSeconds(Mode mode) {
+        return mode == Mode.QUICK ? 0.05 : 0.25;
+    }
+
     @Override
     public Sample measure(Trial trial) throws Exception {
         if (trial.workload().equals(RELEASE)) return release(trial);
+        if (jitWarmupRounds == 0) warmUpJit(trial.mode(), trial.impl(), trial.threads());
         LockfreeWorkload w = LockfreeWorkload.byName(trial.workload());
         LockFreeLongMap map = Structures.get(trial.impl(), w, trial.mode());
         long range = 2 * w.size(trial.mode());
@@ -149,6 +196,7 @@ public final class LockfreeSuite implements Suite {
         extra.put("freed", (double) (after.freed() - before.freed()));
         extra.put("in_limbo", (double) after.inLimbo());
         extra.put("incarnation_mismatches", (double) map.incarnationMismatches());
+        extra.put("jit_warmup_rounds", (double) jitWarmupRounds);
         return new Sample(Map.of(Metric.OPS_PER_S.name(), o.opsPerSecond()), o.memory(), extra);
     }
 
