@@ -172,7 +172,7 @@ public final class MapSuite implements Suite {
                 + "(key + value bytes)");
         m.put("memory", "per result at the end of the window: rss, heap used, off-heap committed/live (Floe "
                 + "MemoryStats; mapdb: direct buffer pool). extra: entries, gc_ms, gc_count, heap_after_gc_bytes, "
-                + "alloc_bytes_per_op; floe-oak: offheap_footprint_bytes (OakMap.offHeapFootprint), "
+                + "alloc_bytes_per_op, jit_ms (compilation during the measured run), jit_warmup_rounds; floe-oak: offheap_footprint_bytes (OakMap.offHeapFootprint), "
                 + "offheap_live_per_raw (allocator live bytes / raw key+value bytes), footprint_per_raw; scans: "
                 + "entries_per_s; put-delete: rss_first/last/min/max_bytes, rss_samples and rss_flat_ratio (max / "
                 + "first) of VmRSS sampled during the measured window (after the warm-up)");
@@ -181,6 +181,10 @@ public final class MapSuite implements Suite {
         for (String impl : s.impls()) jvm.put(impl, String.join(" ", MapImpl.byLabel(impl).jvmArgs(z)));
         m.put("jvm_args", jvm);
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
+        m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload, "
+                + jitWarmupRoundSeconds(s.mode()) + " s each, until two rounds compiled less than "
+                + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
+                + jitWarmupMaxSeconds(s.mode()) + " s)");
         m.put("rollup_input_heap_bytes", RollupIngest.inputHeapBytes(s.mode(), z)); // added to every rollup JVM's heap
         return m;
     }
