@@ -30,8 +30,9 @@ import java.lang.invoke.VarHandle;
  * every check because the clock's volatile read orders the loads that follow it. The walk also
  * holds the acknowledged value in a local ({@link #watchToken}) instead of reloading it from the
  * participant. Together these made the per-node check as cheap as OA-BIT's (one load of the
- * participant's bit): on {@code list-5k-update} with one thread OA-VER took 2.0% more CPU per
- * operation than OA-BIT before, 0.2% after (docs/lockfree.md, "Where the time went"). The clock
+ * participant's bit): on {@code list-5k-update} with one thread OA-VER took 1.7–2.0% more CPU
+ * per operation than OA-BIT before, 0.2–0.6% after, within the noise (docs/lockfree.md, "Where
+ * the time went"). The clock
  * is written once per reclamation pass at most, so sharing a cache line with the scheme's
  * read-only fields costs those readers one miss per warning.
  */
