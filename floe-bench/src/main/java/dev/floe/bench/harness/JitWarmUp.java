@@ -22,9 +22,10 @@ import java.lang.management.ManagementFactory;
  * compiler threads take a core from the second worker thread, so two-thread cells measured the
  * compilers, not the implementations (a paper-sized run amortizes that). The manual suite
  * ({@code dev.floe.bench.manual}: {@code manual}'s measured runs carried 200–600 ms of
- * compilation, {@code gc-g1}'s 70–90 ms) and the map suite's per-worker warm-up
+ * compilation, {@code gc-g1}'s 70–90 ms), and the per-worker warm-ups of the map suite
  * ({@code dev.floe.bench.map.MapSuite}: {@code floe-oak} compiles for about 1.2 s of CPU,
- * {@code cslm} for 0.4 s) use it.
+ * {@code cslm} for 0.4 s) and of the lockfree suite
+ * ({@code dev.floe.bench.lockfree.LockfreeSuite}) use it.
  */
 public final class JitWarmUp {
     /** A round that compiled less than this (milliseconds of compiler time) is quiet. */
