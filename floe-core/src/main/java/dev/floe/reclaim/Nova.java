@@ -112,16 +112,17 @@ public final class Nova extends RetiringSomar {
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
+        MemorySegment slice = access.stateAndData(ptr, h); // one segment for the data and the check
         R r;
         try {
-            r = reader.read(access.readOnlyView(ptr, h));
+            r = reader.read(SliceAccess.dataOf(slice));
         } catch (RuntimeException e) {
             VarHandle.loadLoadFence();
-            if (!access.unchanged(ptr, h)) return onFailure; // it read a reused slice
+            if (!access.unchangedIn(slice, ptr, h)) return onFailure; // it read a reused slice
             throw e;
         }
         VarHandle.loadLoadFence(); // LoadLoad: the reader's loads before the validating load
-        return access.unchanged(ptr, h) ? r : onFailure;
+        return access.unchangedIn(slice, ptr, h) ? r : onFailure;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.Region;
 import dev.floe.memory.SizeClasses;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.Map;
@@ -221,6 +222,29 @@ final class SliceAccess {
     boolean unchanged(long ptr, long h) {
         long hdr = SafePointer.headerOffset(ptr);
         return region.getLongPlain(hdr + state) == h && (magic == 0 || region.getLongPlain(hdr) == magic);
+    }
+
+    /**
+     * A view of the state word and the data of the slice whose live state word is {@code h}:
+     * {@code [state word, end of data)}. A read that takes its data view from this one
+     * ({@link #dataOf}) and re-checks the state word through it ({@link #unchangedIn}) reads
+     * everything through one segment; when the read is inlined that segment is scalar-replaced,
+     * so its base and bounds stay in registers across the read's load fence instead of being
+     * reloaded from the region's segment for the check.
+     */
+    MemorySegment stateAndData(long ptr, long h) {
+        return region.slice(SafePointer.headerOffset(ptr) + state, 8 + SliceHeader.length(h));
+    }
+
+    /** The read-only data view inside a {@link #stateAndData} view. */
+    static MemorySegment dataOf(MemorySegment stateAndData) {
+        return stateAndData.asSlice(8).asReadOnly();
+    }
+
+    /** {@link #unchanged} through the {@link #stateAndData} view of {@code ptr}. */
+    boolean unchangedIn(MemorySegment stateAndData, long ptr, long h) {
+        return stateAndData.get(ValueLayout.JAVA_LONG, 0) == h
+                && (magic == 0 || region.getLongPlain(SafePointer.headerOffset(ptr)) == magic);
     }
 
     /** Region offset of the data of the slice whose header {@code ptr} names. */
