@@ -3,6 +3,7 @@ package dev.floe.bench.somar;
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.Isolation;
+import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
@@ -134,7 +135,8 @@ public final class SomarSuite implements Suite {
                 + "gc_count during the window (collector MXBeans; for ZGC its pause beans), gc_cycles_ms (ZGC only: "
                 + "time of its concurrent cycles during the window), alloc_bytes_per_op "
                 + "(heap bytes the benchmark threads allocated per operation: the paper's allocation churn), "
-                + "out_of_memory");
+                + "jit_ms (JIT compilation time during the measured window: the suite has no separate JIT warm-up, "
+                + "the cells' own warm-ups and the worker's earlier cells leave little to compile), out_of_memory");
         m.put("segment_per_object", "one Arena.ofShared() per key and per value, closed on delete (a handshake with "
                 + "every thread); runs in every mode (runs are time-bound), no off-heap cap");
         m.put("isolation", "one worker JVM per implementation (its collector and heap in jvm_args)");
@@ -206,8 +208,10 @@ public final class SomarSuite implements Suite {
             }
             List<MapTask> tasks = tasks(map, w, range, trial.threads());
             GcTotals before = GcTotals.now();
+            long jitBefore = JitWarmUp.compileMillis();
             TimedRun.Outcome o = TimedRun.run(tasks, trial.durationSeconds(),
                     () -> MemorySnapshot.capture(map.offheapCommittedBytes(), map.offheapLiveBytes()));
+            long jitAfter = JitWarmUp.compileMillis();
             GcTotals gc = GcTotals.now().minus(before);
             Map<String, Double> extra = new LinkedHashMap<>();
             extra.put("entries", (double) map.size());
@@ -215,6 +219,7 @@ public final class SomarSuite implements Suite {
             extra.put("gc_ms", (double) gc.millis());
             extra.put("gc_count", (double) gc.count());
             if (gc.cycleMillis() >= 0) extra.put("gc_cycles_ms", (double) gc.cycleMillis());
+            if (jitBefore >= 0) extra.put("jit_ms", (double) (jitAfter - jitBefore));
             long allocated = 0;
             for (MapTask t : tasks) allocated = allocated < 0 || t.allocatedBytes() < 0 ? -1 : allocated + t.allocatedBytes();
             if (allocated >= 0 && o.ops() > 0) extra.put("alloc_bytes_per_op", (double) allocated / o.ops());
