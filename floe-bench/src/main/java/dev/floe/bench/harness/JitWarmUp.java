@@ -22,9 +22,9 @@ import java.lang.management.ManagementFactory;
  * compiler threads take a core from the second worker thread, so two-thread cells measured the
  * compilers, not the implementations (a paper-sized run amortizes that). The manual suite
  * ({@code dev.floe.bench.manual}: {@code manual}'s measured runs carried 200–600 ms of
- * compilation, {@code gc-g1}'s 70–90 ms), and the per-worker warm-ups of the map suite
- * ({@code dev.floe.bench.map.MapSuite}: {@code floe-oak} compiles for about 1.2 s of CPU,
- * {@code cslm} for 0.4 s) and of the lockfree suite
+ * compilation, {@code gc-g1}'s 70–90 ms), the per-worker warm-ups and each cell's own warm-up
+ * of the map suite ({@code dev.floe.bench.map.MapSuite}: {@code floe-oak} compiles for about
+ * 1.2 s of CPU, {@code cslm} for 0.4 s), and the per-worker warm-up of the lockfree suite
  * ({@code dev.floe.bench.lockfree.LockfreeSuite}) use it.
  */
 public final class JitWarmUp {

@@ -172,7 +172,7 @@ public final class MapSuite implements Suite {
                 + "(key + value bytes)");
         m.put("memory", "per result at the end of the window: rss, heap used, off-heap committed/live (Floe "
                 + "MemoryStats; mapdb: direct buffer pool). extra: entries, gc_ms, gc_count, heap_after_gc_bytes, "
-                + "alloc_bytes_per_op, jit_ms (compilation during the measured run), jit_warmup_rounds; floe-oak: offheap_footprint_bytes (OakMap.offHeapFootprint), "
+                + "alloc_bytes_per_op, jit_ms (compilation during the measured run), jit_warmup_rounds, cell_warmup_slices (first run of a cell); floe-oak: offheap_footprint_bytes (OakMap.offHeapFootprint), "
                 + "offheap_live_per_raw (allocator live bytes / raw key+value bytes), footprint_per_raw; scans: "
                 + "entries_per_s; put-delete: rss_first/last/min/max_bytes, rss_samples and rss_flat_ratio (max / "
                 + "first) of VmRSS sampled during the measured window (after the warm-up)");
@@ -184,7 +184,9 @@ public final class MapSuite implements Suite {
         m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload, "
                 + jitWarmupRoundSeconds(s.mode()) + " s each, every other round with two threads, until two rounds compiled less than "
                 + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
-                + jitWarmupMaxSeconds(s.mode()) + " s)");
+                + jitWarmupMaxSeconds(s.mode()) + " s); then before each cell's first run, slices of that cell's "
+                + "workload at its thread count, " + cellWarmupSliceSeconds(s.mode()) + " s each, by the same rule (at "
+                + "least --warmup seconds, at most one more; extra.cell_warmup_slices)");
         m.put("rollup_input_heap_bytes", RollupIngest.inputHeapBytes(s.mode(), z)); // added to every rollup JVM's heap
         return m;
     }
@@ -318,15 +320,24 @@ public final class MapSuite implements Suite {
             return RollupIngest.measure(impl.label(), trial.mode(), z);
         }
         try {
+            int cellWarmupSlices = 0;
             boolean fresh = w.grows() || impl.freshMapPerRun();
             String what = impl.label() + " " + w.label() + " t=" + trial.threads();
             if (!jitWarm) warmUpJit(impl, trial.mode(), z, trial.threads());
             if (trial.warmupSeconds() > 0) {
                 MapUnderTest map = map(impl, trial.mode(), z, fresh);
-                List<OpTask> warm = tasks(map, w, z, trial.threads());
                 if (w.grows()) dirty = true;
-                Watchdog.run(() -> TimedRun.run(warm, trial.warmupSeconds(), () -> null),
-                        Watchdog.limitFor(trial.warmupSeconds()), what + " (warm-up)");
+                // The cell's own warm-up: slices of its workload at its thread count until the JIT
+                // is quiet (at least the --warmup seconds). The worker's warm-up has compiled every
+                // workload, but a cell can still take paths the rounds rarely took (a two-thread
+                // put-delete's lock waits, allocator refills), whose first use deoptimizes and
+                // recompiles: that left 40-250 ms of compilation inside its 0.3 s runs.
+                double slice = Math.min(trial.warmupSeconds(), cellWarmupSliceSeconds(trial.mode()));
+                cellWarmupSlices = JitWarmUp.run(trial.warmupSeconds(), cellWarmupMaxSeconds(trial.warmupSeconds()), round -> {
+                    List<OpTask> warm = tasks(map, w, z, trial.threads());
+                    Watchdog.run(() -> TimedRun.run(warm, slice, () -> null), Watchdog.limitFor(slice),
+                            what + " (warm-up)");
+                });
             }
             MapUnderTest map = map(impl, trial.mode(), z, fresh);
             List<OpTask> tasks = tasks(map, w, z, trial.threads());
@@ -352,6 +363,7 @@ public final class MapSuite implements Suite {
             extra.put("heap_after_gc_bytes", (double) GcTotals.heapAfterLastGc());
             if (jitBefore >= 0) extra.put("jit_ms", (double) (jitAfter - jitBefore));
             extra.put("jit_warmup_rounds", (double) jitWarmupRounds);
+            if (cellWarmupSlices > 0) extra.put("cell_warmup_slices", (double) cellWarmupSlices);
             long allocated = 0, scanned = 0;
             for (OpTask t : tasks) {
                 allocated = allocated < 0 || t.allocatedBytes() < 0 ? -1 : allocated + t.allocatedBytes();
@@ -405,6 +417,16 @@ public final class MapSuite implements Suite {
             }
         });
         dirty = true; // the first cell starts from a fresh fill
+    }
+
+    /** Seconds of one slice of a cell's own warm-up: 0.1 in quick mode, 1 in full mode. */
+    static double cellWarmupSliceSeconds(Mode mode) {
+        return mode == Mode.QUICK ? 0.1 : 1.0;
+    }
+
+    /** Most seconds of a cell's own warm-up: a second more than its least ({@code --warmup}). */
+    static double cellWarmupMaxSeconds(double least) {
+        return least + 1.0;
     }
 
     /** Least seconds of the per-worker JIT warm-up: 1 in quick mode, 5 in full mode. */

@@ -78,6 +78,7 @@ class MapSuiteRunTest {
                 continue;
             }
             assertTrue(((Number) extra.get("entries")).longValue() > 0, "entries in " + r);
+            assertTrue(((Number) extra.get("cell_warmup_slices")).intValue() >= 1, "the cell's own warm-up in " + r);
             Map<String, Object> memory = (Map<String, Object>) r.get("memory");
             assertTrue(((Number) memory.get("rss_bytes")).longValue() > 0, "rss in " + r);
             if (impl.equals("floe-oak")) {
