@@ -16,16 +16,13 @@ import java.util.Map;
  * <p>Isolation: every implementation measures in its own JVM. {@link Isolation#SHARED_WORKER}
  * cells use one long-lived worker per implementation for the whole suite, so its JIT profile
  * only ever sees that implementation (a shared JVM would make the allocator call sites
- * megamorphic for everybody) and its RSS is its own. {@link Isolation#WORKLOAD_WORKER} cells use
- * one worker per implementation and workload (the implementation's previous worker is closed
- * when its workload changes). {@link Isolation#FRESH_JVM} cells start a new JVM for every run.
+ * megamorphic for everybody) and its RSS is its own. {@link Isolation#FRESH_JVM} cells start a
+ * new JVM for every run.
  */
 public final class SuiteRunner {
 
     /** Rough cost of starting a JVM and running a one-shot trial in it, for the time estimate. */
     private static final double FRESH_RUN_SECONDS = 2.0;
-    /** Rough cost of starting a worker JVM (its first trial's set-up aside). */
-    private static final double WORKER_START_SECONDS = 0.5;
     /** Rough per-run overhead of a shared worker (set-up, tear-down, protocol). */
     private static final double RUN_OVERHEAD_SECONDS = 0.1;
 
@@ -78,11 +75,7 @@ public final class SuiteRunner {
         return report.withTargets(suite.targets(report));
     }
 
-    /**
-     * Runs a trial in its implementation's worker, starting it if needed; one worker per
-     * implementation is alive at once ({@link Isolation#WORKLOAD_WORKER}: a worker of another
-     * workload is closed first).
-     */
+    /** Runs a trial in its implementation's worker; one worker per implementation may be alive at once. */
     private static Sample execute(Suite suite, Cell cell, Trial trial, Map<String, WorkerProcess> workers,
                                   int liveWorkers) throws BenchmarkException {
         if (cell.isolation() == Isolation.FRESH_JVM) {
@@ -91,26 +84,12 @@ public final class SuiteRunner {
                 return fresh.run(trial);
             }
         }
-        String key = workerKey(cell, trial.impl());
-        WorkerProcess w = workers.get(key);
+        WorkerProcess w = workers.get(trial.impl());
         if (w == null) {
-            workers.entrySet().removeIf(e -> {
-                boolean sameImpl = e.getKey().equals(trial.impl()) || e.getKey().startsWith(trial.impl() + WORKLOAD_SEPARATOR);
-                if (sameImpl) e.getValue().close();
-                return sameImpl;
-            });
             w = WorkerProcess.start(suite, trial.impl(), suite.jvmArgs(trial.impl(), trial.mode(), liveWorkers), liveWorkers);
-            workers.put(key, w);
+            workers.put(trial.impl(), w);
         }
         return w.run(trial);
-    }
-
-    /** Separates implementation and workload in the key of a {@link Isolation#WORKLOAD_WORKER} worker. */
-    private static final String WORKLOAD_SEPARATOR = " @ ";
-
-    /** The key of the worker that runs {@code impl}'s trials of {@code cell}. */
-    private static String workerKey(Cell cell, String impl) {
-        return cell.isolation() == Isolation.WORKLOAD_WORKER ? impl + WORKLOAD_SEPARATOR + cell.workload() : impl;
     }
 
     private static double[] values(List<Sample> runs, Metric metric) {
@@ -123,7 +102,6 @@ public final class SuiteRunner {
             total += c.isolation() == Isolation.FRESH_JVM
                     ? s.runs() * FRESH_RUN_SECONDS
                     : s.warmupSeconds() + s.runs() * (s.durationSeconds() + RUN_OVERHEAD_SECONDS);
-            if (c.isolation() == Isolation.WORKLOAD_WORKER) total += WORKER_START_SECONDS / s.threads().size();
         }
         return total * s.impls().size();
     }

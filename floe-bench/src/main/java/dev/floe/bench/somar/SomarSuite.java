@@ -39,11 +39,8 @@ import java.util.SplittableRandom;
  * {@code read-heavy} (5/5/90 put/delete/get) and {@code read-write} (25/25/50). Sizes and memory
  * budgets per mode: {@link Sizing}.
  *
- * <p>Workers: each LL-map workload runs in worker JVMs of its own, one per implementation
- * ({@link Isolation#WORKLOAD_WORKER}), so that its code is compiled for its own mix; the skiplist
- * workloads share one worker per implementation. Runs: every worker JVM builds a structure once
- * (filled with half of its key range, chosen at random with a fixed seed) and keeps it for all
- * the runs of that structure's workloads it runs: with
+ * <p>Runs: every worker JVM builds a structure once (filled with half of its key range, chosen
+ * at random with a fixed seed) and keeps it for all the runs of that structure's workloads: with
  * puts and deletes equally likely and keys uniform over twice the fill, the size stays near the
  * fill. A structure is built again if grow-only leaked past the off-heap budget. A run that runs
  * out of memory (Java heap or Floe budget) reports 0 ops/s with {@code extra.out_of_memory = 1}
@@ -142,9 +139,7 @@ public final class SomarSuite implements Suite {
                 + "the cells' own warm-ups and the worker's earlier cells leave little to compile), out_of_memory");
         m.put("segment_per_object", "one Arena.ofShared() per key and per value, closed on delete (a handshake with "
                 + "every thread); runs in every mode (runs are time-bound), no off-heap cap");
-        m.put("isolation", "worker JVMs per implementation (its collector and heap in jvm_args): one per LL-map "
-                + "workload (its thread counts share it; a worker that ran other workloads first ran ll-read-write "
-                + "at a speed that varied from worker to worker), one for all skiplist workloads (one fill)");
+        m.put("isolation", "one worker JVM per implementation (its collector and heap in jvm_args)");
         return m;
     }
 
@@ -160,11 +155,7 @@ public final class SomarSuite implements Suite {
         List<Cell> cells = new ArrayList<>();
         for (Workload w : Workload.values()) {
             if (only != null && !only.contains(w.label())) continue;
-            // LL-map workloads each in their own worker (cheap to fill, and the goals are measured
-            // on one of them); the skiplist's share one worker, whose fill of 300,000 entries is
-            // kept across them
-            Isolation where = w.structure == Structure.LL ? Isolation.WORKLOAD_WORKER : Isolation.SHARED_WORKER;
-            for (int t : s.threads()) cells.add(new Cell(w.label(), t, where));
+            for (int t : s.threads()) cells.add(new Cell(w.label(), t, Isolation.SHARED_WORKER));
         }
         return cells;
     }
