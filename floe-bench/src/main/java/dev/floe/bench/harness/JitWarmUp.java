@@ -58,6 +58,27 @@ public final class JitWarmUp {
         }
     }
 
+    /** One slice of a cell's warm-up: run the cell's workload for {@code seconds}. */
+    @FunctionalInterface
+    public interface Slice {
+        void run(double seconds) throws Exception;
+    }
+
+    /**
+     * A cell's own warm-up before its first measured run, by the same rule: slices of
+     * {@code sliceSeconds} (at most {@code leastSeconds}) until the JIT is quiet, at least
+     * {@code leastSeconds} (the suite's {@code --warmup}) and at most one second more. A worker's
+     * warm-up compiles every workload, but a cell may still reach paths the worker's rounds rarely
+     * took (a two-thread cell's contended paths), whose first use deoptimizes and recompiles.
+     * Compilation time counts when a compilation ends, so a long one still under way can make a
+     * slice look quiet: this narrows the compilation left in the measured runs, it cannot rule it
+     * out (the cells report it as {@code jit_ms}). Returns the slices.
+     */
+    public static int cell(double leastSeconds, double sliceSeconds, Slice slice) throws Exception {
+        double each = Math.min(leastSeconds, sliceSeconds);
+        return run(leastSeconds, leastSeconds + 1.0, round -> slice.run(each));
+    }
+
     /** The JVM's total JIT compilation time so far in milliseconds, or -1 where it is not monitored. */
     public static long compileMillis() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();

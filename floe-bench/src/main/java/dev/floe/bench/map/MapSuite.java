@@ -327,13 +327,11 @@ public final class MapSuite implements Suite {
             if (trial.warmupSeconds() > 0) {
                 MapUnderTest map = map(impl, trial.mode(), z, fresh);
                 if (w.grows()) dirty = true;
-                // The cell's own warm-up: slices of its workload at its thread count until the JIT
-                // is quiet (at least the --warmup seconds). The worker's warm-up has compiled every
-                // workload, but a cell can still take paths the rounds rarely took (a two-thread
-                // put-delete's lock waits, allocator refills), whose first use deoptimizes and
-                // recompiles: that left 40-250 ms of compilation inside its 0.3 s runs.
-                double slice = Math.min(trial.warmupSeconds(), cellWarmupSliceSeconds(trial.mode()));
-                cellWarmupSlices = JitWarmUp.run(trial.warmupSeconds(), cellWarmupMaxSeconds(trial.warmupSeconds()), round -> {
+                // The cell's own warm-up, until the JIT is quiet (JitWarmUp.cell): a two-thread
+                // put-delete still reached paths the worker's rounds rarely took (lock waits,
+                // allocator refills), whose first use deoptimized and recompiled, leaving 40-250 ms
+                // of compilation inside its 0.3 s runs.
+                cellWarmupSlices = JitWarmUp.cell(trial.warmupSeconds(), cellWarmupSliceSeconds(trial.mode()), slice -> {
                     List<OpTask> warm = tasks(map, w, z, trial.threads());
                     Watchdog.run(() -> TimedRun.run(warm, slice, () -> null), Watchdog.limitFor(slice),
                             what + " (warm-up)");
@@ -422,11 +420,6 @@ public final class MapSuite implements Suite {
     /** Seconds of one slice of a cell's own warm-up: 0.1 in quick mode, 1 in full mode. */
     static double cellWarmupSliceSeconds(Mode mode) {
         return mode == Mode.QUICK ? 0.1 : 1.0;
-    }
-
-    /** Most seconds of a cell's own warm-up: a second more than its least ({@code --warmup}). */
-    static double cellWarmupMaxSeconds(double least) {
-        return least + 1.0;
     }
 
     /** Least seconds of the per-worker JIT warm-up: 1 in quick mode, 5 in full mode. */

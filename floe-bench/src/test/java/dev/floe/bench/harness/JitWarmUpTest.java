@@ -41,4 +41,19 @@ class JitWarmUpTest {
         assertTrue(rounds >= JitWarmUp.QUIET_ROUNDS, rounds + " rounds");
         assertTrue(ms < 5_000, "ended after " + ms + " ms");
     }
+
+    @Test
+    void aCellWarmUpRunsSlicesNoLongerThanItsLeastTime() throws Exception {
+        List<Double> slices = new ArrayList<>();
+        long t0 = System.nanoTime();
+        int n = JitWarmUp.cell(0.03, 0.1, seconds -> {
+            slices.add(seconds);
+            Thread.sleep((long) (seconds * 1000));
+        });
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(n, slices.size());
+        assertTrue(n >= JitWarmUp.QUIET_ROUNDS, n + " slices");
+        for (double s : slices) assertEquals(0.03, s, 1e-12, "a slice never outlasts the least time");
+        assertTrue(ms >= 30 && ms < 5_000, "ran " + ms + " ms: at least the least time, well under its maximum");
+    }
 }
