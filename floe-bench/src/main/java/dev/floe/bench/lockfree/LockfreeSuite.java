@@ -93,7 +93,8 @@ public final class LockfreeSuite implements Suite {
         m.put("jit_warmup", "once per worker before its first cell: rounds of the list and 10k-table workloads, "
                 + jitWarmupRoundSeconds(s.mode()) + " s each, until two rounds compiled less than "
                 + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
-                + jitWarmupMaxSeconds(s.mode()) + " s)");
+                + jitWarmupMaxSeconds(s.mode()) + " s); extra.jit_ms: compilation during the measured run (a "
+                + "JitWarmUp.cell warm-up per cell was tried: two invocations, no steadier ratios, not kept)");
         return m;
     }
 
@@ -183,12 +184,15 @@ public final class LockfreeSuite implements Suite {
         }
         Reclamation.Stats before = map.reclamation().stats();
         FloeAllocator alloc = Structures.allocator();
+        long jitBefore = JitWarmUp.compileMillis();
         TimedRun.Outcome o = TimedRun.run(tasks(map, range, w, trial.threads(), 2), trial.durationSeconds(), () -> {
             MemoryStats ms = alloc.stats();
             return MemorySnapshot.capture(ms.committedBytes(), ms.liveBytes());
         });
+        long jitAfter = JitWarmUp.compileMillis();
         Reclamation.Stats after = map.reclamation().stats();
         Map<String, Double> extra = new LinkedHashMap<>();
+        if (jitBefore >= 0) extra.put("jit_ms", (double) (jitAfter - jitBefore));
         extra.put("keys", (double) w.size(trial.mode()));
         extra.put("restarts", (double) (after.restarts() - before.restarts()));
         extra.put("warnings", (double) (after.warnings() - before.warnings()));
