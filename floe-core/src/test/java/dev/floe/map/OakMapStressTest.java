@@ -549,6 +549,8 @@ class OakMapStressTest {
     // =============================================================================================
 
     private static final int RACERS = 3, ROUND_KEYS = 32;
+    /** The churner updates odd keys of the current round's span and of the spans just before it. */
+    private static final int CHURN_SPANS = 8;
 
     /** One racer's work in a round: the keys of round {@code round} (base key {@code base}). */
     interface RoundBody {
@@ -558,7 +560,9 @@ class OakMapStressTest {
     /**
      * Runs rounds of races: {@link #RACERS} threads run {@code body} on the round's 32 even keys
      * (base + 2i), then meet at a barrier whose action ({@code check}, on one thread) checks the
-     * round and prepares the next; a churner updates odd keys of the same span meanwhile. Every
+     * round and prepares the next; a churner updates odd keys of the round's span and of the
+     * {@link #CHURN_SPANS} - 1 before it meanwhile, and the action removes the odd keys of the
+     * spans the churner no longer reaches (the map stays small in long runs). Every
      * racer takes the same decision to go on (made by the action). Returns the rounds run.
      */
     private static long races(OakMap<Long, Long> map, String name, RoundBody body, RoundBody check) throws Exception {
@@ -567,7 +571,12 @@ class OakMapStressTest {
         boolean[] more = {true};
         CyclicBarrier barrier = new CyclicBarrier(RACERS, () -> {
             try {
-                check.run(-1, round.get() * 2 * ROUND_KEYS);
+                long done = round.get();
+                check.run(-1, done * 2 * ROUND_KEYS);
+                // the churner no longer reaches the odd keys of span done - CHURN_SPANS - 2 (see
+                // below): remove them, so that the map stays small however long the phase runs
+                long old = done - CHURN_SPANS - 2;
+                if (old >= 0) for (int i = 0; i < ROUND_KEYS; i++) map.remove(old * 2 * ROUND_KEYS + 2L * i + 1);
                 round.incrementAndGet();
                 more[0] = crew.going();
             } catch (Throwable t) {
@@ -598,7 +607,8 @@ class OakMapStressTest {
         crew.add("churner", () -> {
             SplittableRandom r = new SplittableRandom(3);
             while (crew.going()) {
-                long k = 2L * r.nextInt((int) Math.min(1 << 30, (round.get() + 1) * ROUND_KEYS)) + 1;
+                long now = round.get(), first = Math.max(0, now - CHURN_SPANS + 1); // the last spans only
+                long k = first * 2 * ROUND_KEYS + 2L * r.nextInt((int) ((now + 1 - first) * ROUND_KEYS)) + 1;
                 if (r.nextBoolean()) map.put(k, enc(k, 1));
                 else map.remove(k);
             }
@@ -654,6 +664,7 @@ class OakMapStressTest {
                         assertEquals(RACERS, (long) map.get(k), "counter of " + k);
                     }
                     wins.set(i, 0);
+                    assertNotNull(map.remove(k)); // keeps the map small over long runs
                 }
             });
             assertTrue(rounds > 0);
