@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The two release methods of the OA paper (section 3.2), measured on the process's own RSS
+ * The two release methods of the OA paper (section 3.2), measured on the region's resident pages
+ * ({@code mincore}, {@link MemoryStats#residentBytes}) and the process's own RSS
  * ({@code /proc/self/status}): both give an emptied superblock's memory back; after a sweep of
  * failing CASes over the freed range (what a stray optimistic CAS does), MADVISE has faulted in
  * private pages again while SHARED_FRAME has not — but Linux then counts the frame's pages once
@@ -38,28 +39,35 @@ class SharedFrameReleaseTest {
                 blocks[i] = alloc.allocate(BLOCK);
                 for (int o = 0; o < BLOCK; o += 512) region.setLongPlain(blocks[i] + o, i + 1);
             }
-            long anonFull = status("RssAnon");
+            long residentFull = alloc.stats().residentBytes();
             for (long b : blocks) alloc.free(b);
             alloc.trim();
             assertTrue(alloc.stats().superblockReleases() > 0, "no superblock was released");
+            long residentFreed = alloc.stats().residentBytes();
             long anonFreed = status("RssAnon");
             long shmemFreed = status("RssShmem");
-            assertTrue(anonFull - anonFreed >= BYTES * 8 / 10,
-                    method + ": RSS fell by " + (anonFull - anonFreed) + " of " + BYTES);
+            assertTrue(residentFull - residentFreed >= BYTES * 8 / 10,
+                    method + ": the region's resident memory fell by " + (residentFull - residentFreed) + " of " + BYTES);
 
             // stray CASes on freed memory: they all fail (released memory reads as zeros) ...
             for (int i = 0; i < BLOCKS; i += 4096 / BLOCK) {
                 assertFalse(region.compareAndSetLong(blocks[i], 0x5555L, 1L));
             }
+            long residentStray = alloc.stats().residentBytes();
             long anonStray = status("RssAnon");
             long shmemStray = status("RssShmem");
             if (method == ReleaseMethod.MADVISE) {
-                // ... but each faulted in a private page
-                assertTrue(anonStray - anonFreed >= BYTES / 2,
-                        "MADVISE: failing CASes should fault pages in, RSS rose by " + (anonStray - anonFreed));
+                // ... but each faulted in a private page (counted in the region itself with
+                // mincore: the process's RssAnon also moves with the JVM's own memory, which
+                // once fell by 24 MiB during this loop)
+                assertTrue(residentStray - residentFreed >= BYTES / 2,
+                        "MADVISE: failing CASes should fault pages in, the region's resident memory rose by "
+                                + (residentStray - residentFreed));
             } else {
-                // ... and cost no private memory; RSS counts the shared frame once per page
-                assertTrue(anonStray - anonFreed < BYTES / 10,
+                // ... and cost no private memory (RssAnon: mincore cannot tell private pages from
+                // the frame's; the margin absorbs the JVM's own movements, the sweep would add
+                // 96 MiB under MADVISE); RSS counts the shared frame once per page
+                assertTrue(anonStray - anonFreed < BYTES / 4,
                         "SHARED_FRAME: failing CASes must not cost memory, RssAnon rose by " + (anonStray - anonFreed));
                 assertTrue(shmemStray - shmemFreed >= BYTES / 2,
                         "SHARED_FRAME: RssShmem should over-report the frame, rose by " + (shmemStray - shmemFreed));
