@@ -2,6 +2,7 @@ package dev.floe.bench.manual;
 
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
+import dev.floe.bench.harness.GcTotals;
 import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
@@ -14,7 +15,6 @@ import dev.floe.bench.harness.Suite;
 import dev.floe.bench.harness.SuiteReport;
 import dev.floe.bench.harness.TargetCheck;
 import dev.floe.bench.harness.Trial;
-import dev.floe.bench.map.GcTotals;
 import dev.floe.memory.MemoryStats;
 
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.floe.bench.map;
 
+import dev.floe.bench.harness.GcTotals;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Sample;

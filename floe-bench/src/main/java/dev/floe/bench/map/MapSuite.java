@@ -2,6 +2,7 @@ package dev.floe.bench.map;
 
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
+import dev.floe.bench.harness.GcTotals;
 import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;

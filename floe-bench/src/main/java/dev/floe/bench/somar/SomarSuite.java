@@ -2,6 +2,7 @@ package dev.floe.bench.somar;
 
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
+import dev.floe.bench.harness.GcTotals;
 import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
@@ -18,11 +19,6 @@ import dev.floe.bench.harness.Trial;
 import dev.floe.bench.harness.WorkloadFilter;
 import dev.floe.memory.FloeOutOfMemoryException;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -215,7 +211,7 @@ public final class SomarSuite implements Suite {
             GcTotals gc = GcTotals.now().minus(before);
             Map<String, Double> extra = new LinkedHashMap<>();
             extra.put("entries", (double) map.size());
-            extra.put("heap_after_gc_bytes", (double) heapAfterLastGc());
+            extra.put("heap_after_gc_bytes", (double) GcTotals.heapAfterLastGc());
             extra.put("gc_ms", (double) gc.millis());
             extra.put("gc_count", (double) gc.count());
             if (gc.cycleMillis() >= 0) extra.put("gc_cycles_ms", (double) gc.cycleMillis());
@@ -286,40 +282,5 @@ public final class SomarSuite implements Suite {
         java.util.Arrays.sort(chosen);
         Probe p = map.newProbe();
         for (int i = entries - 1; i >= 0; i--) map.put(p.key(chosen[i]));
-    }
-
-    /** Heap occupancy right after the most recent collection, summed over the heap pools. */
-    private static long heapAfterLastGc() {
-        long sum = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() != MemoryType.HEAP) continue;
-            MemoryUsage u = pool.getCollectionUsage();
-            if (u != null) sum += u.getUsed();
-        }
-        return sum;
-    }
-
-    /**
-     * Collector time and count so far: {@code millis}/{@code count} over the pause beans (all of
-     * them for G1 and Parallel), {@code cycleMillis} over ZGC's concurrent "Cycles" beans, -1
-     * where the collector has none.
-     */
-    private record GcTotals(long millis, long count, long cycleMillis) {
-        static GcTotals now() {
-            long ms = 0, n = 0, cycles = -1;
-            for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-                if (gc.getName().endsWith("Cycles")) {
-                    cycles = Math.max(0, cycles) + Math.max(0, gc.getCollectionTime());
-                    continue;
-                }
-                ms += Math.max(0, gc.getCollectionTime());
-                n += Math.max(0, gc.getCollectionCount());
-            }
-            return new GcTotals(ms, n, cycles);
-        }
-
-        GcTotals minus(GcTotals o) {
-            return new GcTotals(millis - o.millis, count - o.count, cycleMillis < 0 ? -1 : cycleMillis - o.cycleMillis);
-        }
     }
 }
