@@ -12,6 +12,21 @@ import java.util.Arrays;
 public final class OakCodecs {
     private OakCodecs() {}
 
+    /**
+     * The unsigned lexicographic order of two segments' bytes, a shorter segment first on a
+     * common prefix (the order of {@link Arrays#compareUnsigned} on byte arrays): a building
+     * block for {@link OakComparator#compareSerializedKeys} of keys that serialize to bytes in
+     * their order. One vectorized {@link MemorySegment#mismatch} finds the first differing byte.
+     */
+    public static int compareUnsigned(MemorySegment a, MemorySegment b) {
+        long i = a.mismatch(b);
+        if (i < 0) return 0;
+        if (i == a.byteSize()) return -1;
+        if (i == b.byteSize()) return 1;
+        return Integer.compare(Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, i)),
+                Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, i)));
+    }
+
     /** {@code Long}s as 8 bytes, in numeric order. */
     public static final LongCodec LONG = new LongCodec();
     /** {@code byte[]}s as themselves, in unsigned lexicographic order ({@link Arrays#compareUnsigned}). */
@@ -91,12 +106,12 @@ public final class OakCodecs {
 
         @Override
         public int compareSerializedKeys(MemorySegment a, MemorySegment b) {
-            return compareSegments(a, b);
+            return compareUnsigned(a, b);
         }
 
         @Override
         public int compareKeyAndSerializedKey(byte[] key, MemorySegment serialized) {
-            return compareSegments(MemorySegment.ofArray(key), serialized);
+            return compareUnsigned(MemorySegment.ofArray(key), serialized);
         }
 
         /** The first 8 bytes, big-endian, zero-padded. */
@@ -119,16 +134,6 @@ public final class OakCodecs {
 
         private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
                 ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-
-        /** Unsigned lexicographic order of two segments (mismatch finds the first differing byte fast). */
-        static int compareSegments(MemorySegment a, MemorySegment b) {
-            long i = a.mismatch(b);
-            if (i < 0) return 0;
-            if (i == a.byteSize()) return -1;
-            if (i == b.byteSize()) return 1;
-            return Integer.compare(Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, i)),
-                    Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, i)));
-        }
     }
 
     public static final class StringCodec implements OakSerializer<String>, OakComparator<String> {

@@ -1,5 +1,6 @@
 package dev.floe.bench.map;
 
+import dev.floe.map.OakCodecs;
 import dev.floe.map.OakComparator;
 import dev.floe.map.OakSerializer;
 
@@ -80,12 +81,7 @@ final class RollupKeyCodec implements OakSerializer<RollupRow>, OakComparator<Ro
     /** Unsigned lexicographic order of the bytes (one vectorized mismatch). */
     @Override
     public int compareSerializedKeys(MemorySegment a, MemorySegment b) {
-        long i = a.mismatch(b);
-        if (i < 0) return 0;
-        if (i == a.byteSize()) return -1;
-        if (i == b.byteSize()) return 1;
-        return Integer.compare(Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, i)),
-                Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, i)));
+        return OakCodecs.compareUnsigned(a, b);
     }
 
     @Override
