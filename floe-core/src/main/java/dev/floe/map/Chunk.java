@@ -237,12 +237,12 @@ final class Chunk {
     }
 
     /**
-     * A binary search of the sorted prefix by order prefixes alone (no key read): the first entry
-     * whose prefix equals {@code prefix} (> 0), or {@code -(pred + 1)} where {@code pred} is the last
-     * prefix entry whose prefix is below it (0: the head), from which {@link #walk} continues.
-     * With prefixes that rarely collide, the entry found holds the probe's key if the key is in
-     * the sorted prefix, and the caller can start reading its value before it reads the key to
-     * confirm.
+     * A binary search of the sorted prefix by order prefixes alone (no key read): the first
+     * entry whose prefix equals {@code prefix} (> 0), or {@code -(pred + 1)} where {@code pred}
+     * is the last prefix entry whose prefix is below it (0: the head), from which {@link #walk}
+     * continues. With prefixes that rarely collide, the entry found holds the probe's key if the
+     * key is in the sorted prefix, and the caller can start reading its value before it reads the
+     * key to confirm.
      */
     int prefixSearch(long prefix) {
         // A branch-free lower bound: [base, base + n) holds the first entry whose prefix is at
