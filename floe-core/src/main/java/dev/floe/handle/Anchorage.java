@@ -91,6 +91,7 @@ public final class Anchorage implements AutoCloseable {
         return new Anchorage(space, config, false);
     }
 
+    /** The control-loop parameters this defragmenter was built with. */
     public DefragConfig config() {
         return config;
     }

@@ -179,6 +179,7 @@ public final class AnchorageHeap implements HandleService {
         return l == 0 ? 1.0 : (double) committed.get() / l;
     }
 
+    /** Bytes per handle-area chunk (the unit that is emptied and released). */
     public long chunkSize() {
         return chunkSize;
     }

@@ -30,6 +30,7 @@ public record DefragConfig(double fragmentationLow, double fragmentationHigh, do
     public static final DefragConfig DEFAULTS =
             new DefragConfig(1.05, 1.4, 0.05, 0.10, Duration.ofMillis(500), false, true);
 
+    /** Checks the parameters; see the record description for their ranges. */
     public DefragConfig {
         if (!(fragmentationLow >= 1.0) || !(fragmentationHigh >= fragmentationLow)) {
             throw new IllegalArgumentException("need 1 <= F_lb <= F_ub: " + fragmentationLow + ", " + fragmentationHigh);
@@ -45,26 +46,32 @@ public record DefragConfig(double fragmentationLow, double fragmentationHigh, do
         }
     }
 
+    /** This configuration with another {@code wakeInterval} (must be positive). */
     public DefragConfig withWakeInterval(Duration d) {
         return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, d, moveEverything, lowPriority);
     }
 
+    /** This configuration with {@code moveEverything} set (test mode: move every unpinned object per pass). */
     public DefragConfig withMoveEverything(boolean all) {
         return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, wakeInterval, all, lowPriority);
     }
 
+    /** This configuration with other fragmentation bounds {@code [F_lb, F_ub]} (need {@code 1 <= low <= high}). */
     public DefragConfig withBounds(double low, double high) {
         return new DefragConfig(low, high, overheadBound, aggression, wakeInterval, moveEverything, lowPriority);
     }
 
+    /** This configuration with another aggression {@code alpha} (in {@code (0, 1]}). */
     public DefragConfig withAggression(double alpha) {
         return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, alpha, wakeInterval, moveEverything, lowPriority);
     }
 
+    /** This configuration with another overhead bound {@code O_ub} (in {@code (0, 1]}). */
     public DefragConfig withOverheadBound(double oUb) {
         return new DefragConfig(fragmentationLow, fragmentationHigh, oUb, aggression, wakeInterval, moveEverything, lowPriority);
     }
 
+    /** This configuration with the service thread in the idle scheduling class or not. */
     public DefragConfig withLowPriority(boolean low) {
         return new DefragConfig(fragmentationLow, fragmentationHigh, overheadBound, aggression, wakeInterval, moveEverything, low);
     }

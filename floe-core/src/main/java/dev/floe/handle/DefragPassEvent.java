@@ -12,13 +12,17 @@ import jdk.jfr.Name;
 @Category({"Floe", "Handles"})
 @Description("Objects moved out of sparse handle-area chunks by one defragmentation pass")
 public final class DefragPassEvent extends jdk.jfr.Event {
+    /** Block bytes relocated by the pass. */
     @Label("Bytes Moved")
     @DataAmount
     public long bytesMoved;
+    /** Objects relocated by the pass. */
     @Label("Objects Moved")
     public long objectsMoved;
+    /** ANCHORAGE's F (committed / live bytes) when the pass started. */
     @Label("Fragmentation Before")
     public double fragmentationBefore;
+    /** F when the pass ended. */
     @Label("Fragmentation After")
     public double fragmentationAfter;
 }

@@ -48,7 +48,7 @@ public final class HazardSlots {
         }
     }
 
-    /** Slots per segment: a power of two, so slot i is in segment i >>> shift at i & mask. */
+    /** Slots per segment: a power of two, so slot {@code i} is in segment {@code i >>> shift} at {@code i & mask}. */
     private final int segmentSlots;
     private final int segmentShift;
     private final int segmentMask;
