@@ -587,12 +587,16 @@ final class InternalOakMap<K, V> {
 
     /**
      * Block bytes of a slice this map owns (for the footprint estimate), read before the map
-     * deletes it. The map's own pointer: its header is read without the geometry lookup
+     * deletes it, while it owns, locks or retires it (so an out-of-line value's run is still
+     * allocated): the slice's block, and the run with the run word for an out-of-line value. The
+     * map's own pointer: its header is read without the geometry lookup
      * ({@link Nova#beginReadOwned}).
      */
     long footprint(long ptr) {
         long st = nova.beginReadOwned(ptr);
-        return st == 0 ? 0 : Nova.stampLength(st) + nova.headerBytes();
+        if (st == 0) return 0;
+        long block = Nova.stampLength(st) + nova.headerBytes();
+        return Nova.hasRun(st) ? block + 8 + nova.allocator().usableSize(nova.runOf(ptr, st)) : block;
     }
 
     /** Retires a key dropped by a rebalance. */

@@ -17,9 +17,11 @@ import java.util.Objects;
  *       objects, updates that return nothing, and in-place atomic compute.</li>
  * </ul>
  * Keys and values live off-heap in Nova slices; the map's metadata (chunks of entries, an index)
- * is on-heap; see {@link InternalOakMap} for the algorithm. Keys and values are each at most
- * about 16 KiB (the allocator's largest size class; the exact limits are
- * {@link #maxKeySize()} and {@link #maxValueSize()}).
+ * is on-heap; see {@link InternalOakMap} for the algorithm. A key is at most about 16 KiB (the
+ * allocator's largest size class, {@link #maxKeySize()}). A value may be as large as the
+ * allocator can give one block, within an {@code int} ({@link #maxValueSize()}): values above
+ * about 16 KiB live out of line, in a large block owned by their Nova slice, and are read, written
+ * and reclaimed through the same protocols as small ones.
  *
  * <h2>Memory</h2>
  * By default every map shares one process-wide allocator and Nova instance, so creating a map is

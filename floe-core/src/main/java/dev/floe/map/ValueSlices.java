@@ -13,11 +13,12 @@ import java.util.function.Function;
  *
  * <pre>
  * slice data:  +0  lock word (8 B, CAS)   +8  forward pointer (8 B)   +16  value bytes (capacity)
+ * out of line: +0  lock word              +8  forward pointer         (Nova's run word: the value's run)
  *
- * lock word:    63              32 31                3   2   1   0
- *              +------------------+-------------------+---+---+---+
- *              |  length (bytes)  |  seq (29 bits)    | R | M | L |
- *              +------------------+-------------------+---+---+---+
+ * lock word:    63              32 31                4   3   2   1   0
+ *              +------------------+-------------------+---+---+---+---+
+ *              |  length (bytes)  |  seq (28 bits)    | O | R | M | L |
+ *              +------------------+-------------------+---+---+---+---+
  * </pre>
  * <ul>
  *   <li><b>L</b> (locked): a writer holds the value. Writers of the same value exclude each other
@@ -30,6 +31,16 @@ import java.util.function.Function;
  *       The map's entry already points to the new slice when M appears.</li>
  *   <li><b>length</b>: the value's current size, at most the capacity (the slice length - 16,
  *       rounded up to the block the allocator gives anyway, so values can grow in place).</li>
+ *   <li><b>O</b> (out of line): the value is larger than a slice can hold, so its bytes live in
+ *       the slice's attached run ({@link Nova#allocateWithRun}: a large allocator block that Nova
+ *       frees together with the slice) and the slice holds only the 16 bytes above; the run's
+ *       offset is Nova's run word, right after them. Fixed for the slice's life, like the run.
+ *       Every protocol below is unchanged: the lock word and the Nova header still live in the
+ *       slice, and a writer's hazard slot on the slice keeps the run from being freed too. A
+ *       reader loads the run offset inside its optimistic window; if the slice was reused that
+ *       offset is garbage, so the view over it may lie anywhere in the region (which stays mapped,
+ *       ARCHITECTURE.md invariant 1) or outside it (an {@link IndexOutOfBoundsException}, caught),
+ *       and the validation that follows fails.</li>
  * </ul>
  *
  * <h2>Readers write nothing shared</h2>
@@ -65,9 +76,9 @@ import java.util.function.Function;
 final class ValueSlices {
     /** Word accessor over a block view ({@link Nova#blockView}): coordinates (segment, offset). */
     private static final VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
-    static final long LOCKED = 1, MOVED = 2, REMOVED = 4;
-    static final long SEQ_ONE = 8;
-    static final long SEQ_MASK = 0xFFFF_FFF8L;
+    static final long LOCKED = 1, MOVED = 2, REMOVED = 4, OUT_OF_LINE = 8;
+    static final long SEQ_ONE = 16;
+    static final long SEQ_MASK = 0xFFFF_FFF0L;
     /** Concurrency-control bytes in front of the value. */
     static final int HEADER = 16;
     /** Returned by reads when the slice no longer holds the value (moved or removed). */
@@ -79,14 +90,17 @@ final class ValueSlices {
     final Region region;
     /** Nova's header bytes in front of every slice's data ({@link Nova#headerBytes}). */
     private final int headerBytes;
-    /** Largest value size a slice can hold. */
+    /** Largest value kept in the slice itself; larger ones live out of line. */
+    final int inlineMax;
+    /** Largest value size: what the allocator can give one run, within an {@code int}. */
     final int maxValue;
 
     ValueSlices(Nova nova) {
         this.nova = nova;
         this.headerBytes = nova.headerBytes();
         this.region = nova.region();
-        this.maxValue = (int) (nova.maxSlice() - HEADER);
+        this.inlineMax = (int) (nova.maxSlice() - HEADER);
+        this.maxValue = (int) Math.min(Integer.MAX_VALUE - 8, nova.allocator().maxAllocation());
     }
 
     static int length(long lockWord) {
@@ -99,38 +113,61 @@ final class ValueSlices {
 
     /**
      * Allocates a private value slice with room for at least {@code size} bytes (the whole
-     * allocator block: growth up to it needs no move) and returns its pointer; the value bytes
-     * are the caller's to fill through {@link #privateView} before publishing the pointer.
+     * allocator block, or run: growth up to it needs no move) and returns its pointer; the value
+     * bytes are the caller's to fill through {@link #privateView} before publishing the pointer.
+     * A value above {@link #inlineMax} goes out of line (O, above).
      */
     long allocate(int size) {
         if (size < 0 || size > maxValue) {
             throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + maxValue + " bytes");
         }
-        long wanted = size + HEADER + nova.headerBytes();
-        long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
-        long ptr = nova.allocate(block - nova.headerBytes());
+        long ptr;
+        long flags = 0;
+        if (size <= inlineMax) {
+            long wanted = size + HEADER + nova.headerBytes();
+            long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
+            ptr = nova.allocate(block - nova.headerBytes());
+        } else {
+            ptr = nova.allocateWithRun(HEADER, size);
+            flags = OUT_OF_LINE;
+        }
         long at = nova.dataOffset(ptr);
         region.setLongPlain(at + 8, 0);
         // published with the pointer (CAS or release); a release store itself so that every lock
         // word store is one (see "the lock word first" above)
-        region.setLongRelease(at, withLength(0, size));
+        region.setLongRelease(at, withLength(flags, size));
         return ptr;
     }
 
-    /** Capacity of the value slice {@code ptr} (the caller owns or protects it). */
+    /** Capacity of the value slice {@code ptr} (the caller owns or locks it). */
     int capacity(long ptr) {
         long st = nova.beginReadOwned(ptr);
-        return st == 0 ? 0 : (int) (Nova.stampLength(st) - HEADER);
+        if (st == 0) return 0;
+        if (!Nova.hasRun(st)) return (int) (Nova.stampLength(st) - HEADER);
+        return (int) Math.min(maxValue, nova.allocator().usableSize(nova.runOf(ptr, st)));
     }
 
     /** Sets the value length of a private slice (before it is published). */
     void setPrivateLength(long ptr, int size) {
-        region.setLongRelease(nova.dataOffset(ptr), withLength(0, size)); // release: see allocate
+        long at = nova.dataOffset(ptr);
+        long flags = region.getLongPlain(at) & OUT_OF_LINE;
+        region.setLongRelease(at, withLength(flags, size)); // release: see allocate
     }
 
     /** A writable view of the first {@code size} value bytes of a slice the caller owns or locks. */
     MemorySegment privateView(long ptr, int size) {
-        return region.slice(nova.dataOffset(ptr) + HEADER, size);
+        long at = nova.dataOffset(ptr);
+        return region.slice(valueAt(at, region.getLongPlain(at)), size);
+    }
+
+    /**
+     * Region offset of the value bytes of the slice whose data starts at {@code at} and whose lock
+     * word (as read) is {@code lw}: right after the 16 bytes, or, out of line, the run (Nova's run
+     * word follows the slice's 16 data bytes; a plain load, written before the lock word's first
+     * release store). For a reader it is optimistic like every other load.
+     */
+    private long valueAt(long at, long lw) {
+        return (lw & OUT_OF_LINE) == 0 ? at + HEADER : region.getLongPlain(at + HEADER);
     }
 
     /**
@@ -152,7 +189,7 @@ final class ValueSlices {
             }
             Object r;
             try {
-                r = reader.apply(region.slice(at + HEADER, length(lw)).asReadOnly());
+                r = reader.apply(region.slice(valueAt(at, lw), length(lw)).asReadOnly());
             } catch (RuntimeException e) {
                 if (stable(ptr, st, at, lw)) throw e; // the user's own failure on a stable value
                 continue;                            // it read a torn or foreign value: again
@@ -179,14 +216,14 @@ final class ValueSlices {
                 backOff(spins);
                 continue;
             }
-            long field;
+            long bits;
             try {
-                field = checkedField(offset, width, lw);
+                long field = checkedField(offset, width, lw);
+                bits = region.getBits(valueAt(at, lw) + field, width);
             } catch (IndexOutOfBoundsException e) {
                 if (stable(ptr, st, at, lw)) throw e; // outside a stable value: the caller's error
-                continue;
+                continue;                             // (or a reused slice's run word: again)
             }
-            long bits = region.getBits(at + HEADER + field, width);
             if (stable(ptr, st, at, lw)) return bits;
         }
     }
@@ -258,6 +295,7 @@ final class ValueSlices {
      * caller reads afresh).
      */
     long readBitsSince(long ptr, long lockWord, long offset, int width) {
+        if ((lockWord & OUT_OF_LINE) != 0) return readBitsSinceOutOfLine(ptr, lockWord, offset, width);
         int len = length(lockWord);
         boolean inside = offset >= 0 && offset <= len - width;
         // One view of the block (Nova header, lock word, value) for all three loads: the JIT keeps
@@ -273,6 +311,29 @@ final class ValueSlices {
         if ((long) WORD.getAcquire(block, lockAt) != lockWord) throw GONE_SIGNAL;
         // acquire above: the lock word before the header
         if (live != 0 ? !Nova.isLiveHeader((long) WORD.get(block, 0L), live) : !nova.isLiveOwned(ptr)) throw GONE_SIGNAL;
+        if (!inside) throw fieldOutside(offset, width, len);
+        return bits;
+    }
+
+    /**
+     * {@link #readBitsSince} for an out-of-line value: the same loads, fence and checks, with the
+     * field read from the run (through the region: the run is not in the slice's block).
+     */
+    private long readBitsSinceOutOfLine(long ptr, long lockWord, long offset, int width) {
+        int len = length(lockWord);
+        boolean inside = offset >= 0 && offset <= len - width;
+        long at = nova.dataOffset(ptr);
+        long bits = 0;
+        if (inside) {
+            try {
+                bits = region.getBits(valueAt(at, lockWord) + offset, width);
+            } catch (IndexOutOfBoundsException e) {
+                throw GONE_SIGNAL; // a reused slice's run word pointed outside the region
+            }
+        }
+        VarHandle.loadLoadFence(); // the data loads before the re-check
+        if (region.getLongAcquire(at) != lockWord) throw GONE_SIGNAL;
+        if (!nova.isLiveOwned(ptr)) throw GONE_SIGNAL; // acquire above: the lock word before the header
         if (!inside) throw fieldOutside(offset, width, len);
         return bits;
     }

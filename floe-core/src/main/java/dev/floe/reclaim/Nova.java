@@ -15,7 +15,10 @@ import java.lang.invoke.VarHandle;
  * deleted bit, length) followed by the data. A {@link SafePointer} packs the header's offset,
  * the version and a deleted bit into one {@code long}. The allocator keeps block positions
  * stable (invariant 3) and never writes into freed blocks, so a stale pointer always lands on a
- * real header, or on zeros once the superblock was released (version 0 never matches).
+ * real header, or on zeros once the superblock was released (version 0 never matches). A slice
+ * may own an <em>attached run</em> ({@link #allocateWithRun}): a large block whose offset follows
+ * the slice's data and which is freed together with the slice, so payloads beyond the largest
+ * slice keep their header (and so their validation) in a small block of stable position.
  *
  * <p><b>Magic-number mode</b> (appendix B, {@code new Nova(allocator, batch, true)}): the header
  * grows to 16 bytes, a 64-bit random magic followed by the state word; allocation writes the
@@ -101,6 +104,45 @@ public final class Nova extends RetiringSomar {
      */
     public Nova(FloeAllocator allocator, int batch, boolean magicNumbers) {
         super(allocator, "Nova", batch, magicNumbers);
+    }
+
+    /**
+     * Allocates a private slice of {@code length} data bytes that owns an <em>attached run</em>:
+     * an allocator block of {@code runBytes} (any size the allocator accepts, beyond the largest
+     * slice) that lives and dies with the slice. The slice is an ordinary Nova slice (read,
+     * write, delete, validate as usual); only the run's memory is elsewhere, so a structure that
+     * keeps its own concurrency control in the slice can hold payloads of any size. The run's
+     * offset is kept in the block after the slice's data, where no view of the slice reaches
+     * ({@link #runOf}); when the slice's block is freed (after its delete, once no hazard slot
+     * holds it: the same rule as for the slice itself), the run is freed with it. So whoever may
+     * still write the slice may still write the run, and a reader that validates the slice after
+     * reading the run has read the run of a live incarnation.
+     *
+     * <p>The run's contents are unspecified, like any fresh block. Its offset is fixed for the
+     * life of the slice.
+     *
+     * @throws IllegalArgumentException if {@code length} leaves no room for the run word in the
+     *                                  largest block, or {@code runBytes} is not a valid allocation
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the budget is exhausted (nothing is left
+     *                                  allocated)
+     */
+    public long allocateWithRun(long length, long runBytes) {
+        return access.allocateWithRun(length, runBytes);
+    }
+
+    /**
+     * The region offset of the attached run of the slice described by {@code stamp} (from
+     * {@link #beginRead} or {@link #beginReadOwned}), or 0 if it has none. Like any optimistic
+     * load, meaningful only once the stamp is validated, or for a slice the caller owns or
+     * protects.
+     */
+    public long runOf(long ptr, long stamp) {
+        return access.runOf(ptr, stamp);
+    }
+
+    /** Whether a stamp describes a slice with an attached run ({@link #allocateWithRun}). */
+    public static boolean hasRun(long stamp) {
+        return SliceHeader.hasRun(stamp);
     }
 
     /** Whether this instance runs in magic-number mode. */

@@ -109,6 +109,42 @@ final class SliceAccess {
     }
 
     /**
+     * {@link #allocate} with an attached run ({@link SliceHeader}): takes a block of
+     * {@code runBytes} first, then the slice's block with room for the run word after the data,
+     * writes the run's offset there and publishes the header with the run bit. If the second
+     * allocation fails the run is freed again: nothing is left allocated.
+     */
+    long allocateWithRun(long length, long runBytes) {
+        if (length < 0 || length > maxSlice() - 8) {
+            throw new IllegalArgumentException("slice length " + length + " is not in [0, " + (maxSlice() - 8) + "]");
+        }
+        if (runBytes <= 0 || runBytes > allocator.maxAllocation()) {
+            throw new IllegalArgumentException("run of " + runBytes + " bytes is not in [1, " + allocator.maxAllocation() + "]");
+        }
+        long run = allocator.allocate(runBytes);
+        long hdr;
+        try {
+            hdr = allocator.allocate(length + 8 + headerBytes);
+        } catch (RuntimeException | Error e) {
+            allocator.free(run);
+            throw e;
+        }
+        int version = clock.version(); // after the allocation: see allocate
+        if (magic != 0) region.setLongPlain(hdr, magic);
+        region.setLongPlain(hdr + headerBytes + length, run); // published by the release store below
+        region.setLongRelease(hdr + state, SliceHeader.of(version, length) | SliceHeader.RUN);
+        return SafePointer.of(hdr, version);
+    }
+
+    /**
+     * The attached run of the slice whose live (or owned, retired) state word is {@code h}, or 0
+     * if it has none. A plain load: the word was written before the header's release store.
+     */
+    long runOf(long ptr, long h) {
+        return SliceHeader.hasRun(h) ? region.getLongPlain(dataOffset(ptr) + SliceHeader.length(h)) : 0;
+    }
+
+    /**
      * The size of the block {@code ptr}'s header starts, or 0 if the pointer cannot name a live
      * slice (deleted mark, version 0, not a block start). Touches no memory.
      */
@@ -119,7 +155,7 @@ final class SliceAccess {
 
     /** Whether state word {@code h} is {@code ptr}'s live incarnation, fits the block, has its magic. */
     private boolean valid(long h, long ptr, int block) {
-        return SliceHeader.matches(h, ptr) && SliceHeader.length(h) + headerBytes <= block
+        return SliceHeader.matches(h, ptr) && SliceHeader.blockBytes(h) + headerBytes <= block
                 && (magic == 0 || region.getLongPlain(SafePointer.headerOffset(ptr)) == magic);
     }
 
@@ -301,8 +337,14 @@ final class SliceAccess {
         return SafePointer.version(region.getLongAcquire(hdr + state));
     }
 
-    /** Returns a retired block to the allocator (magic mode: clears the magic first). */
+    /**
+     * Returns a retired block to the allocator (magic mode: clears the magic first), and its
+     * attached run if it has one. The caller owns the retired block, so its header and run word
+     * are still the ones the delete left.
+     */
     void free(long hdr) {
+        long h = region.getLongPlain(hdr + state); // retired: still this incarnation's (deleted) header
+        if (SliceHeader.hasRun(h)) allocator.free(region.getLongPlain(hdr + headerBytes + SliceHeader.length(h)));
         if (magic != 0) region.setLongPlain(hdr, 0); // no header here any more; the free publishes it
         allocator.free(hdr);
     }

@@ -48,27 +48,32 @@ class SafePointerLayoutPropertyTest {
 
     @Property
     void headerFieldsRoundTrip(@ForAll("versions") int version,
-                               @ForAll @LongRange(min = 0, max = (1L << 36) - 1) long length) {
-        long h = SliceHeader.of(version, length);
+                               @ForAll @LongRange(min = 0, max = (1L << 35) - 1) long length,
+                               @ForAll boolean run) {
+        long h = SliceHeader.of(version, length) | (run ? SliceHeader.RUN : 0);
         assertEquals(length, SliceHeader.length(h));
+        assertEquals(run, SliceHeader.hasRun(h));
+        assertEquals(length + (run ? 8 : 0), SliceHeader.blockBytes(h), "the run word follows the data");
         assertFalse(SliceHeader.isDeleted(h));
         assertTrue(SliceHeader.isDeleted(h | SliceHeader.DELETED));
         assertEquals(length, SliceHeader.length(h | SliceHeader.DELETED), "the deleted bit keeps the length");
+        assertEquals(run, SliceHeader.hasRun(h | SliceHeader.DELETED), "the deleted bit keeps the run bit");
     }
 
     @Property
     void headerMatchesExactlyThePointerOfItsIncarnation(@ForAll("headerOffsets") long offset,
                                                         @ForAll("versions") int version,
                                                         @ForAll("versions") int otherVersion,
-                                                        @ForAll @LongRange(min = 0, max = Nova.MAX_SLICE) long length) {
+                                                        @ForAll @LongRange(min = 0, max = Nova.MAX_SLICE) long length,
+                                                        @ForAll boolean run) {
         long p = SafePointer.of(offset, version);
-        long h = SliceHeader.of(version, length);
+        long h = SliceHeader.of(version, length) | (run ? SliceHeader.RUN : 0); // the run bit is not state
         assertTrue(SliceHeader.matches(h, p), "the live header matches its pointer");
         assertFalse(SliceHeader.matches(h | SliceHeader.DELETED, p), "a deleted header matches no pointer");
         assertFalse(SliceHeader.matches(h, SafePointer.markDeleted(p)), "a deleted pointer matches nothing");
         assertFalse(SliceHeader.matches(h | SliceHeader.DELETED, SafePointer.markDeleted(p)),
                 "deleted pointer vs deleted header: still no match");
-        long other = SliceHeader.of(otherVersion, length);
+        long other = SliceHeader.of(otherVersion, length) | (run ? SliceHeader.RUN : 0);
         assertEquals(version == otherVersion, SliceHeader.matches(other, p), "only the same version matches");
         assertFalse(SliceHeader.matches(0L, p), "zeroed memory (version 0) never matches");
     }
@@ -118,8 +123,9 @@ class SafePointerLayoutPropertyTest {
     @Example
     void pointerAndHeaderShareTheVersionAndDeletedBitPositions() {
         assertEquals(SafePointer.DELETED, SliceHeader.DELETED);
-        assertEquals(~SliceHeader.LENGTH_MASK, SliceHeader.STATE_MASK);
-        assertEquals(SafePointer.REF_MASK, SliceHeader.LENGTH_MASK, "36-bit reference and 36-bit length");
+        assertEquals(~(SliceHeader.LENGTH_MASK | SliceHeader.RUN), SliceHeader.STATE_MASK,
+                "the state is the version and deleted bit; the run bit and length are not");
+        assertEquals(SafePointer.REF_MASK, SliceHeader.LENGTH_MASK | SliceHeader.RUN, "36-bit reference; run bit and 35-bit length");
         assertEquals(SafePointer.VERSION_SHIFT, 37);
         assertTrue(Nova.MAX_SLICE <= SliceHeader.LENGTH_MASK);
     }
