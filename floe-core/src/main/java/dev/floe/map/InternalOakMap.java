@@ -596,7 +596,12 @@ final class InternalOakMap<K, V> {
         long st = nova.beginReadOwned(ptr);
         if (st == 0) return 0;
         long block = Nova.stampLength(st) + nova.headerBytes();
-        return Nova.hasRun(st) ? block + 8 + nova.allocator().usableSize(nova.runOf(ptr, st)) : block;
+        return Nova.hasRun(st) ? block + runFootprint(ptr, st) : block;
+    }
+
+    /** The run word and the run of an out-of-line value (a method of its own: keeps footprint small). */
+    private long runFootprint(long ptr, long stamp) {
+        return 8 + nova.allocator().usableSize(nova.runOf(ptr, stamp));
     }
 
     /** Retires a key dropped by a rebalance. */

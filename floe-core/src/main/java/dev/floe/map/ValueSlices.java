@@ -121,21 +121,29 @@ final class ValueSlices {
         if (size < 0 || size > maxValue) {
             throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + maxValue + " bytes");
         }
-        long ptr;
-        long flags = 0;
-        if (size <= inlineMax) {
-            long wanted = size + HEADER + nova.headerBytes();
-            long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
-            ptr = nova.allocate(block - nova.headerBytes());
-        } else {
-            ptr = nova.allocateWithRun(HEADER, size);
-            flags = OUT_OF_LINE;
-        }
+        if (size > inlineMax) return allocateOutOfLine(size);
+        long wanted = size + HEADER + nova.headerBytes();
+        long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
+        long ptr = nova.allocate(block - nova.headerBytes());
         long at = nova.dataOffset(ptr);
         region.setLongPlain(at + 8, 0);
         // published with the pointer (CAS or release); a release store itself so that every lock
         // word store is one (see "the lock word first" above)
-        region.setLongRelease(at, withLength(flags, size));
+        region.setLongRelease(at, withLength(0, size));
+        return ptr;
+    }
+
+    /*
+     * The out-of-line cases of allocate, capacity and privateView are methods of their own, so
+     * that the inline paths (every value up to 16 KiB) stay as small as they were for the JIT's
+     * inlining budget of the callers (put and compute inline them).
+     */
+
+    private long allocateOutOfLine(int size) {
+        long ptr = nova.allocateWithRun(HEADER, size);
+        long at = nova.dataOffset(ptr);
+        region.setLongPlain(at + 8, 0);
+        region.setLongRelease(at, withLength(OUT_OF_LINE, size)); // as in allocate
         return ptr;
     }
 
@@ -143,8 +151,11 @@ final class ValueSlices {
     int capacity(long ptr) {
         long st = nova.beginReadOwned(ptr);
         if (st == 0) return 0;
-        if (!Nova.hasRun(st)) return (int) (Nova.stampLength(st) - HEADER);
-        return (int) Math.min(maxValue, nova.allocator().usableSize(nova.runOf(ptr, st)));
+        return Nova.hasRun(st) ? runCapacity(ptr, st) : (int) (Nova.stampLength(st) - HEADER);
+    }
+
+    private int runCapacity(long ptr, long stamp) {
+        return (int) Math.min(maxValue, nova.allocator().usableSize(nova.runOf(ptr, stamp)));
     }
 
     /** Sets the value length of a private slice (before it is published). */
@@ -157,7 +168,12 @@ final class ValueSlices {
     /** A writable view of the first {@code size} value bytes of a slice the caller owns or locks. */
     MemorySegment privateView(long ptr, int size) {
         long at = nova.dataOffset(ptr);
-        return region.slice(valueAt(at, region.getLongPlain(at)), size);
+        if ((region.getLongPlain(at) & OUT_OF_LINE) != 0) return runView(at, size);
+        return region.slice(at + HEADER, size);
+    }
+
+    private MemorySegment runView(long at, int size) {
+        return region.slice(region.getLongPlain(at + HEADER), size);
     }
 
     /**
