@@ -419,9 +419,7 @@ final class InternalOakMap<K, V> {
         int size;
         try {
             size = valueSerializer.sizeOf(value);
-            if (size < 0 || size > values.maxValue) {
-                throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + values.maxValue + " bytes");
-            }
+            values.checkSize(size);
         } catch (RuntimeException e) {
             values.unlock(s, ValueSlices.length(s.lockWord));
             throw e;

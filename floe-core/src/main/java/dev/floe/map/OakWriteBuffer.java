@@ -80,9 +80,7 @@ public final class OakWriteBuffer {
     public void resize(int newSize) {
         check();
         ValueSlices values = map.values;
-        if (newSize < 0 || newSize > values.maxValue) {
-            throw new IllegalArgumentException("value of " + newSize + " bytes; values hold 0 to " + values.maxValue + " bytes");
-        }
+        values.checkSize(newSize);
         if (newSize <= values.capacity(target)) {
             if (newSize > length) values.privateView(target, newSize).asSlice(length).fill((byte) 0);
             length = newSize;

@@ -118,18 +118,27 @@ final class ValueSlices {
      * A value above {@link #inlineMax} goes out of line (O, above).
      */
     long allocate(int size) {
-        if (size < 0 || size > maxValue) {
-            throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + maxValue + " bytes");
-        }
+        checkSize(size);
         if (size > inlineMax) return allocateOutOfLine(size);
         long wanted = size + HEADER + nova.headerBytes();
         long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
-        long ptr = nova.allocate(block - nova.headerBytes());
+        return initialise(nova.allocate(block - nova.headerBytes()), 0, size);
+    }
+
+    /** Throws {@link IllegalArgumentException} unless a value of {@code size} bytes can be stored. */
+    void checkSize(int size) {
+        if (size < 0 || size > maxValue) {
+            throw new IllegalArgumentException("value of " + size + " bytes; values hold 0 to " + maxValue + " bytes");
+        }
+    }
+
+    /** Writes a new slice's forward pointer and first lock word (flags, length); returns {@code ptr}. */
+    private long initialise(long ptr, long flags, int size) {
         long at = nova.dataOffset(ptr);
         region.setLongPlain(at + 8, 0);
         // published with the pointer (CAS or release); a release store itself so that every lock
         // word store is one (see "the lock word first" above)
-        region.setLongRelease(at, withLength(0, size));
+        region.setLongRelease(at, withLength(flags, size));
         return ptr;
     }
 
@@ -140,11 +149,7 @@ final class ValueSlices {
      */
 
     private long allocateOutOfLine(int size) {
-        long ptr = nova.allocateWithRun(HEADER, size);
-        long at = nova.dataOffset(ptr);
-        region.setLongPlain(at + 8, 0);
-        region.setLongRelease(at, withLength(OUT_OF_LINE, size)); // as in allocate
-        return ptr;
+        return initialise(nova.allocateWithRun(HEADER, size), OUT_OF_LINE, size);
     }
 
     /** Capacity of the value slice {@code ptr} (the caller owns or locks it). */
@@ -173,7 +178,7 @@ final class ValueSlices {
     }
 
     private MemorySegment runView(long at, int size) {
-        return region.slice(region.getLongPlain(at + HEADER), size);
+        return region.slice(runAt(at), size);
     }
 
     /**
@@ -183,7 +188,12 @@ final class ValueSlices {
      * release store). For a reader it is optimistic like every other load.
      */
     private long valueAt(long at, long lw) {
-        return (lw & OUT_OF_LINE) == 0 ? at + HEADER : region.getLongPlain(at + HEADER);
+        return (lw & OUT_OF_LINE) == 0 ? at + HEADER : runAt(at);
+    }
+
+    /** The run of the out-of-line value whose slice data starts at {@code at}: Nova's run word, after the 16 bytes. */
+    private long runAt(long at) {
+        return region.getLongPlain(at + HEADER);
     }
 
     /**
@@ -464,7 +474,7 @@ final class ValueSlices {
         nova.unprotect(scope.slot);
     }
 
-    /** The word with seq + 1; seq wraps within its 29 bits (readers only ask "changed since?"). */
+    /** The word with seq + 1; seq wraps within its 28 bits (readers only ask "changed since?"). */
     static long nextSeq(long lw) {
         return (lw & ~SEQ_MASK) | ((lw + SEQ_ONE) & SEQ_MASK);
     }

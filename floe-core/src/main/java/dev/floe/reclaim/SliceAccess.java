@@ -131,7 +131,7 @@ final class SliceAccess {
         }
         int version = clock.version(); // after the allocation: see allocate
         if (magic != 0) region.setLongPlain(hdr, magic);
-        region.setLongPlain(hdr + headerBytes + length, run); // published by the release store below
+        region.setLongPlain(hdr + headerBytes + length, run); // the run word (runWordAt); published by the release store below
         region.setLongRelease(hdr + state, SliceHeader.of(version, length) | SliceHeader.RUN);
         return SafePointer.of(hdr, version);
     }
@@ -141,7 +141,12 @@ final class SliceAccess {
      * if it has none. A plain load: the word was written before the header's release store.
      */
     long runOf(long ptr, long h) {
-        return SliceHeader.hasRun(h) ? region.getLongPlain(dataOffset(ptr) + SliceHeader.length(h)) : 0;
+        return SliceHeader.hasRun(h) ? region.getLongPlain(runWordAt(SafePointer.headerOffset(ptr), h)) : 0;
+    }
+
+    /** Where the run word of the slice at header offset {@code hdr} with state word {@code h} is: right after its data. */
+    private long runWordAt(long hdr, long h) {
+        return hdr + headerBytes + SliceHeader.length(h);
     }
 
     /**
@@ -344,7 +349,7 @@ final class SliceAccess {
      */
     void free(long hdr) {
         long h = region.getLongPlain(hdr + state); // retired: still this incarnation's (deleted) header
-        if (SliceHeader.hasRun(h)) allocator.free(region.getLongPlain(hdr + headerBytes + SliceHeader.length(h)));
+        if (SliceHeader.hasRun(h)) allocator.free(region.getLongPlain(runWordAt(hdr, h)));
         if (magic != 0) region.setLongPlain(hdr, 0); // no header here any more; the free publishes it
         allocator.free(hdr);
     }
