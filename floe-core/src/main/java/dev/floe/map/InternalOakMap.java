@@ -585,8 +585,8 @@ final class InternalOakMap<K, V> {
 
     /**
      * Block bytes of a slice this map owns (for the footprint estimate), read before the map
-     * deletes it, while it owns, locks or retires it (so an out-of-line value's run is still
-     * allocated): the slice's block, and the run with the run word for an out-of-line value. The
+     * deletes it, while it owns, locks or retires it (so an out-of-line key's or value's run is
+     * still allocated): the slice's block, and the run with the run word when out of line. The
      * map's own pointer: its header is read without the geometry lookup
      * ({@link Nova#beginReadOwned}).
      */
@@ -597,7 +597,7 @@ final class InternalOakMap<K, V> {
         return Nova.hasRun(st) ? block + runFootprint(ptr, st) : block;
     }
 
-    /** The run word and the run of an out-of-line value (a method of its own: keeps footprint small). */
+    /** The run word and the run of an out-of-line key or value (a method of its own: keeps footprint small). */
     private long runFootprint(long ptr, long stamp) {
         return 8 + nova.allocator().usableSize(nova.runOf(ptr, stamp));
     }

@@ -24,9 +24,13 @@ final class KeyBuffer implements OakReadBuffer {
     @Override
     public int size() {
         map.checkOpen();
-        long stamp = map.nova.beginRead(ptr);
+        Nova nova = map.nova;
+        long p = ptr;
+        long stamp = nova.beginRead(p);
         if (stamp == 0) throw removed();
-        return (int) Nova.stampLength(stamp);
+        long size = map.keys.length(p, stamp);
+        if (!nova.validate(p, stamp)) throw removed();
+        return (int) size;
     }
 
     @Override
@@ -38,7 +42,7 @@ final class KeyBuffer implements OakReadBuffer {
         if (stamp == 0) throw removed();
         T r;
         try {
-            r = reader.apply(nova.readView(p, stamp));
+            r = reader.apply(map.keys.view(p, stamp));
         } catch (RuntimeException e) {
             if (nova.validate(p, stamp)) throw e;
             throw removed();

@@ -17,11 +17,11 @@ import java.util.Objects;
  *       objects, updates that return nothing, and in-place atomic compute.</li>
  * </ul>
  * Keys and values live off-heap in Nova slices; the map's metadata (chunks of entries, an index)
- * is on-heap; see {@link InternalOakMap} for the algorithm. A key is at most about 16 KiB (the
- * allocator's largest size class, {@link #maxKeySize()}). A value may be as large as the
- * allocator can give one block, within an {@code int} ({@link #maxValueSize()}): values above
- * about 16 KiB live out of line, in a large block owned by their Nova slice, and are read, written
- * and reclaimed through the same protocols as small ones.
+ * is on-heap; see {@link InternalOakMap} for the algorithm. A key or a value may be as large as
+ * the allocator can give one block, within an {@code int} ({@link #maxKeySize()},
+ * {@link #maxValueSize()}): keys and values above about 16 KiB (the allocator's largest size
+ * class) live out of line, in a large block owned by their Nova slice, and are read, written and
+ * reclaimed through the same protocols as small ones.
  *
  * <h2>Memory</h2>
  * By default every map shares one process-wide allocator and Nova instance, so creating a map is
@@ -63,9 +63,9 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
         return Math.max(0, core.offHeapBytes.sum());
     }
 
-    /** Largest serialized key, in bytes. */
+    /** Largest serialized key, in bytes: what one allocator block holds, within an {@code int}. */
     public int maxKeySize() {
-        return (int) core.nova.maxSlice();
+        return core.keys.maxKey;
     }
 
     /** Largest serialized value, in bytes. */
