@@ -414,7 +414,10 @@ final class InternalOakMap<K, V> {
         return lw;
     }
 
-    /** Replaces the locked value with {@code value}: in place if it fits, else by a move. Unlocks. */
+    /**
+     * Replaces the locked value with {@code value}: in place if it fits ({@link
+     * ValueSlices#fitsInPlace}), else by a move. Unlocks.
+     */
     void writeLocked(Object probe, WriteScope s, V value) {
         int size;
         try {
@@ -424,7 +427,7 @@ final class InternalOakMap<K, V> {
             values.unlock(s, ValueSlices.length(s.lockWord));
             throw e;
         }
-        if (size <= values.capacity(s.ptr)) {
+        if (values.fitsInPlace(s.ptr, size)) {
             try {
                 valueSerializer.serialize(value, values.privateView(s.ptr, size));
             } catch (RuntimeException e) {
@@ -450,7 +453,7 @@ final class InternalOakMap<K, V> {
         try {
             writer.accept(buffer);
         } catch (RuntimeException | Error e) {
-            buffer.abandon(); // unlocks; a grown copy is dropped, in-place writes stay
+            buffer.abandon(); // unlocks; a resized copy is dropped, in-place writes stay
             throw e;
         }
         buffer.finish(probe);

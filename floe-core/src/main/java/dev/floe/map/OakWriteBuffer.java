@@ -11,15 +11,16 @@ import java.lang.foreign.ValueLayout;
  * in between) and exactly once.
  *
  * <p>The function may change the size: {@link #resize} within the slice's capacity happens in
- * place; beyond it the map copies the value into a larger slice and installs that one when the
- * function returns. If the function throws, a grown copy is dropped (the old value stays as it
- * was); writes made in place before the exception stay. The function must not call the same map
+ * place; beyond it (or far below it, see {@link #resize}) the map copies the value into a slice
+ * of the new size and installs that one when the function returns. If the function throws, such
+ * a copy is dropped (the old value stays as it was); writes made in place before the exception
+ * stay. The function must not call the same map
  * for the same key (it would wait for its own lock).
  */
 public final class OakWriteBuffer {
     private final InternalOakMap<?, ?> map;
     private final WriteScope scope;
-    /** The slice being written: the locked one, or a private grown copy. */
+    /** The slice being written: the locked one, or a private resized copy. */
     private long target;
     private int length;
     private boolean done;
@@ -73,7 +74,10 @@ public final class OakWriteBuffer {
 
     /**
      * Changes the value's size. Growing keeps the bytes and zero-fills the new ones; shrinking
-     * drops the tail.
+     * drops the tail. Growing beyond the value's block, or shrinking an out-of-line value (above
+     * about 16 KiB) below a quarter of its block, copies the value into a block of the new size, which replaces the old one
+     * when the function returns (a move; if the function throws, the value keeps its old block,
+     * size and bytes, except for writes made before the copy).
      *
      * @throws IllegalArgumentException if {@code newSize} is negative or above the largest value
      */
@@ -81,19 +85,20 @@ public final class OakWriteBuffer {
         check();
         ValueSlices values = map.values;
         values.checkSize(newSize);
-        if (newSize <= values.capacity(target)) {
+        if (values.fitsInPlace(target, newSize)) {
             if (newSize > length) values.privateView(target, newSize).asSlice(length).fill((byte) 0);
             length = newSize;
             view = null;
             return;
         }
-        long grown = values.allocate(newSize); // throws on budget: nothing changed yet
-        map.offHeapBytes.add(map.footprint(grown));
-        MemorySegment to = values.privateView(grown, newSize);
-        to.asSlice(0, length).copyFrom(values.privateView(target, length));
-        to.asSlice(length).fill((byte) 0);
+        long moved = values.allocate(newSize); // throws on budget: nothing changed yet
+        map.offHeapBytes.add(map.footprint(moved));
+        MemorySegment to = values.privateView(moved, newSize);
+        int kept = Math.min(length, newSize);
+        to.asSlice(0, kept).copyFrom(values.privateView(target, kept));
+        to.asSlice(kept).fill((byte) 0);
         if (target != scope.ptr) map.freePrivate(target);
-        target = grown;
+        target = moved;
         length = newSize;
         view = null;
     }
@@ -152,7 +157,7 @@ public final class OakWriteBuffer {
         if (viewScope != null) viewScope.close(); // views handed out die here
     }
 
-    /** Publishes the result: unlocks the value in place, or installs the grown copy. */
+    /** Publishes the result: unlocks the value in place, or installs the resized copy. */
     void finish(Object probe) {
         end();
         if (target == scope.ptr) {
@@ -163,7 +168,7 @@ public final class OakWriteBuffer {
         }
     }
 
-    /** The function failed: drops a grown copy and unlocks. */
+    /** The function failed: drops a resized copy and unlocks. */
     void abandon() {
         end();
         if (target != scope.ptr) {

@@ -152,6 +152,22 @@ final class ValueSlices {
         return initialise(nova.allocateWithRun(HEADER, size), OUT_OF_LINE, size);
     }
 
+    /**
+     * Whether a value of {@code size} bytes is written into the value slice {@code ptr} (the
+     * caller owns or locks it) in place: it fits the capacity and, if the slice is out of line
+     * (a capacity above {@link #inlineMax}), fills at least a quarter of its run. An out-of-line
+     * value that shrinks further moves to a block of its own size, so that shrinking gives memory
+     * back (a value that shrank from 1 MiB to 100 bytes would otherwise keep its megabyte until
+     * removed); the factor of four keeps one that shrinks a little in place. Inline values (at
+     * most 16 KiB of slack) always shrink in place: a value whose size goes up and down would
+     * otherwise move at every write, and every move shortens the time a held buffer can follow
+     * it ({@link ValueBuffer}).
+     */
+    boolean fitsInPlace(long ptr, int size) {
+        int capacity = capacity(ptr);
+        return size <= capacity && (capacity <= inlineMax || size >= capacity >>> 2);
+    }
+
     /** Capacity of the value slice {@code ptr} (the caller owns or locks it). */
     int capacity(long ptr) {
         long st = nova.beginReadOwned(ptr);

@@ -102,7 +102,7 @@ class OakLargeValueTest {
             for (int k = 0; k < 100; k++) assertEquals(head[k], v[k], "kept byte " + k);
             for (int k = 100; k < 29_992; k++) assertEquals(0, v[k], "zero-filled byte " + k);
             assertEquals(1, a.stats().largeRuns());
-            // out of line -> a larger run (a move), then shrinking in place
+            // out of line -> a larger run (a move), then shrinking far below it (a move back inline)
             m.zc().computeIfPresent(1L, w -> w.resize(200_000));
             assertEquals(0x1122334455667788L, held.getLong(29_992));
             assertEquals(200_000, held.size());
@@ -117,6 +117,51 @@ class OakLargeValueTest {
             // legacy compute and merge through out-of-line values
             assertEquals(500_001, m.compute(1L, (k, old) -> java.util.Arrays.copyOf(old, old.length + 1)).length);
             assertEquals(500_001, held.size());
+        }
+    }
+
+    /**
+     * An out-of-line value that shrinks below a quarter of its run moves to a block of its size
+     * (by put and by a writer's resize), so that the memory comes back; one that shrinks less, or
+     * an inline one, stays in place; a writer that shrinks and then throws leaves the value as it
+     * was.
+     */
+    @Test
+    void shrinkingFarBelowTheBlockGivesTheMemoryBack() {
+        try (FloeAllocator a = allocator()) {
+            Nova nova = new Nova(a, 8);
+            OakMap<Long, byte[]> m = map(nova, 8);
+            long empty = m.offHeapFootprint();
+            m.put(1L, pattern(1 << 20, 1));
+            m.put(2L, pattern(1 << 20, 2));
+            assertEquals(2, a.stats().largeRuns());
+            OakReadBuffer held = m.zc().get(1L);
+            m.put(1L, pattern(100, 3)); // by put
+            m.zc().computeIfPresent(2L, w -> w.resize(100)); // by a writer
+            assertArrayEquals(pattern(100, 3), held.toByteArray(), "the held buffer follows the move");
+            assertArrayEquals(java.util.Arrays.copyOf(pattern(1 << 20, 2), 100), m.get(2L), "the kept bytes");
+            nova.reclaimNow();
+            assertEquals(0, a.stats().largeRuns(), "both megabyte runs were freed");
+            assertTrue(m.offHeapFootprint() - empty < 1024, "footprint " + (m.offHeapFootprint() - empty));
+            // a quarter or more of the run, or an inline value: in place (the footprint does not move)
+            m.put(3L, pattern(40_000, 4));
+            long before = m.offHeapFootprint();
+            m.put(3L, pattern(20_000, 5)); // the run holds 40,000 bytes or a little more (at most 64 KiB)
+            m.zc().computeIfPresent(3L, w -> w.resize(17_000));
+            assertEquals(before, m.offHeapFootprint(), "shrinking to a quarter stays in place");
+            m.put(4L, pattern(3_000, 6));
+            before = m.offHeapFootprint();
+            m.put(4L, pattern(8, 7));
+            assertEquals(before, m.offHeapFootprint(), "an inline value shrinks in place");
+            // a writer that shrinks (a move) and then throws changes nothing
+            assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(3L, w -> {
+                w.resize(8);
+                throw new IllegalStateException("writer failed");
+            }));
+            assertArrayEquals(java.util.Arrays.copyOf(pattern(20_000, 5), 17_000), m.get(3L));
+            m.close();
+            nova.reclaimNow();
+            assertEquals(0, a.stats().liveBytes(), "nothing is left allocated");
         }
     }
 
