@@ -57,7 +57,13 @@ final class CslmOffHeapStore implements MapUnderTest {
     CslmOffHeapStore(long offheapBudget, int valueBytes) {
         this.allocator = FloeAllocator.builder().name("bench-map-cslm-offheap-" + STORES.incrementAndGet())
                 .budget(offheapBudget).preTouch(offheapBudget).build(); // as the workers' heaps are
-        this.nova = new Nova(allocator);
+        Nova n = new Nova(allocator);
+        if (valueBytes > n.maxSlice()) {
+            allocator.close();
+            throw new IllegalArgumentException("cslm-offheap keeps each value in one Nova slice (at most " + n.maxSlice()
+                    + " bytes); run --value-bytes " + valueBytes + " without it (--impl)");
+        }
+        this.nova = n;
         this.valueBytes = valueBytes;
     }
 

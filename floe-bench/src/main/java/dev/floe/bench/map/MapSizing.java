@@ -21,7 +21,9 @@ import java.util.Map;
  *   <li>{@code --quick}: 25,000 entries over 50,000 keys (~27 MB of raw data, ~55 MB if a put
  *       workload inserts the whole range), scans of 1,000 entries, a 256 MiB RAM budget per worker
  *       JVM (cslm {@code -Xmx256m}; the off-heap implementations 32 MiB of heap + 224 MiB
- *       off-heap).</li>
+ *       off-heap). With entries so large that Oak's blocks for 25,000 of them would take more than
+ *       40% of the off-heap budget, fewer entries (as many as fit that share, as in full mode),
+ *       over twice as many keys, with scans of at most half the fill.</li>
  *   <li>{@code --full}: the RAM budget is 60% of this machine's memory shared by the worker JVMs
  *       alive at once (one per implementation, plus the fresh JVM of {@code ingest}), at most
  *       32 GiB each; the off-heap implementations get an eighth of it as heap, the rest off-heap;
@@ -63,6 +65,10 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
     private static final List<String> PASSED_ON = List.of(RANGE_PROPERTY, INGEST_SECONDS_PROPERTY, RollupIngest.TUPLES_PROPERTY);
     static final int DEFAULT_KEY_BYTES = 100;
     static final int DEFAULT_VALUE_BYTES = 1000;
+    /** Entry sizes the suite accepts: keys carry an 8-byte id; 1 MiB bounds a fill to a few hundred entries at least. */
+    static final int MIN_ENTRY_BYTES = 8, MAX_ENTRY_BYTES = 1 << 20;
+    /** The quick mode's fill and range, when the entries are small enough for them. */
+    private static final int QUICK_ENTRIES = 25_000;
 
     private static final long MIB = 1L << 20;
     private static final long GIB = 1L << 30;
@@ -116,13 +122,15 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
     }
 
     private static MapSizing defaults(Mode mode, int liveWorkers) {
-        int k = bytesSetting(KEY_BYTES_PROPERTY, DEFAULT_KEY_BYTES, 8);
-        int v = bytesSetting(VALUE_BYTES_PROPERTY, DEFAULT_VALUE_BYTES, 8);
+        int k = bytesSetting(KEY_BYTES_PROPERTY, DEFAULT_KEY_BYTES);
+        int v = bytesSetting(VALUE_BYTES_PROPERTY, DEFAULT_VALUE_BYTES);
         if (mode == Mode.QUICK) {
             long budget = 256 * MIB;
             long heap = 32 * MIB;
-            return new MapSizing(k, v, 25_000, 50_000, 1_000, budget, heap, budget - heap, GIB, 30,
-                    25_000.0 / PAPER_ENTRIES);
+            // 25,000 entries, or fewer when large entries (--value-bytes) would not fit as in full mode
+            int entries = (int) Math.min(QUICK_ENTRIES, (long) (FILL_SHARE * (budget - heap) / oakEntryBlockBytes(k, v)));
+            return new MapSizing(k, v, entries, 2 * entries, Math.min(1_000, Math.max(1, entries / 2)), budget, heap,
+                    budget - heap, GIB, 30, (double) entries / PAPER_ENTRIES);
         }
         long machine = physicalMemory();
         long budget = machine <= 0 ? 4 * GIB
@@ -141,7 +149,7 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
         return (long) keyBytes + valueBytes;
     }
 
-    /** Allocator bytes Oak needs per entry: a key slice and a value slice, each in its size class. */
+    /** Allocator bytes Oak needs per entry: a key slice and a value slice, each in its size class (a page run out of line). */
     static long oakEntryBlockBytes(int keyBytes, int valueBytes) {
         return block(keyBytes + NOVA_HEADER) + block(valueBytes + OAK_VALUE_HEADER + NOVA_HEADER);
     }
@@ -171,7 +179,7 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
     }
 
     /** A size from the system property, else the environment, else the default. */
-    private static int bytesSetting(String property, int fallback, int min) {
+    private static int bytesSetting(String property, int fallback) {
         String s = System.getProperty(property);
         if (s == null) s = System.getenv(property.toUpperCase(Locale.ROOT).replace('.', '_'));
         if (s == null || s.isBlank()) return fallback;
@@ -181,8 +189,15 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(property + " is not a number: " + s);
         }
-        if (n < min || n > 8192) throw new IllegalArgumentException(property + " must be in [" + min + ", 8192]: " + n);
-        return n;
+        return checkEntryBytes(property, n);
+    }
+
+    /** {@code bytes} if the suite accepts entries of that size, else an exception naming {@code what}. */
+    static int checkEntryBytes(String what, int bytes) {
+        if (bytes < MIN_ENTRY_BYTES || bytes > MAX_ENTRY_BYTES) {
+            throw new IllegalArgumentException(what + " must be in [" + MIN_ENTRY_BYTES + ", " + MAX_ENTRY_BYTES + "]: " + bytes);
+        }
+        return bytes;
     }
 
     private static long physicalMemory() {

@@ -108,11 +108,7 @@ public final class MapSuite implements Suite {
     }
 
     private static String checkSize(String option, int bytes) {
-        int max = 16 * 1024 - 64; // a Nova slice with its headers fits the largest size class
-        if (bytes < 8 || bytes > max) {
-            throw new IllegalArgumentException(option + " must be in [8, " + max + "]: " + bytes);
-        }
-        return Integer.toString(bytes);
+        return Integer.toString(MapSizing.checkEntryBytes(option, bytes));
     }
 
     @Override

@@ -36,6 +36,12 @@ class BenchKeysTest {
             for (int j = 8; j < k.length; j++) k[j] = (byte) r.nextInt(4);
             keys.add(k);
         }
+        for (int i = 0; i < 40; i++) {            // long tails (the mismatch path): same first word, a late difference
+            byte[] k = new byte[250 + r.nextInt(400)];
+            BenchKeys.setId(k, r.nextInt(2));
+            if (r.nextBoolean()) k[k.length - 1 - r.nextInt(3)] = (byte) (r.nextInt(2) * 200);
+            keys.add(k);
+        }
         for (int i = 0; i < 50; i++) {            // shorter than a word
             byte[] k = new byte[r.nextInt(8)];
             for (int j = 0; j < k.length; j++) k[j] = (byte) (r.nextInt(3) * 127);

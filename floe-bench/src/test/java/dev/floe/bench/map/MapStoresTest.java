@@ -23,6 +23,36 @@ class MapStoresTest {
     static final MapSizing TINY = new MapSizing(100, 1000, 1_000, 2_000, 100, 256 * MIB, 32 * MIB, 224 * MIB,
             256 * MIB, 1, 0.0001);
 
+    /** Entries larger than a Nova slice (--key-bytes / --value-bytes up to 1 MiB). */
+    static final MapSizing LARGE = new MapSizing(20_000, 100_000, 100, 200, 20, 256 * MIB, 32 * MIB, 224 * MIB,
+            256 * MIB, 1, 0.00001);
+
+    @ParameterizedTest
+    @EnumSource(MapImpl.class)
+    void largeEntriesWorkOrAreRefusedClearly(MapImpl impl) {
+        if (impl == MapImpl.CSLM_OFFHEAP) { // one Nova slice per value, by design
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> impl.open(LARGE));
+            assertTrue(e.getMessage().contains("--value-bytes"), e.getMessage());
+            return;
+        }
+        try (MapUnderTest map = impl.open(LARGE)) {
+            Probe p = new Probe(LARGE.keyBytes(), LARGE.valueBytes());
+            for (int id = 0; id < 40; id += 2) assertTrue(map.putIfAbsent(p.key(id)), "insert " + id);
+            assertEquals(20, map.size());
+            assertTrue(map.zcGet(p.key(10)) && map.getCopy(p.key(10)));
+            assertFalse(map.zcGet(p.key(11)), "absent");
+            map.put(p.key(20));
+            long stamp = (long) BenchKeys.NATIVE_LONG.get(p.value, 0);
+            assertEquals(stamp, word(map, p, 20));
+            map.compute(p.key(20));
+            assertEquals(stamp + 1, word(map, p, 20));
+            assertEquals(15, map.scan(p.key(10), 1000, false));
+            assertEquals(6, map.scan(p.key(10), 1000, true));
+            assertTrue(map.remove(p.key(20)));
+            assertEquals(19, map.size());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(MapImpl.class)
     void operationsHaveTheSameMeaningEverywhere(MapImpl impl) {
