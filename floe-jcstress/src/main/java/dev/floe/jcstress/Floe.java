@@ -36,6 +36,22 @@ final class Floe {
         return p;
     }
 
+    /** Bytes of the attached runs in these tests: beyond the largest slice, so a large allocator block. */
+    static final long RUN = 20_000;
+
+    /**
+     * Allocates a slice of {@link #LENGTH} bytes with an attached run of {@link #RUN} bytes whose
+     * first two words hold the slice's pointer (plain stores, published with the pointer like
+     * any private write: here by the State's final field).
+     */
+    static long allocateWithNamedRun(Nova nova) {
+        long p = nova.allocateWithRun(LENGTH, RUN);
+        long run = nova.runOf(p, nova.beginRead(p));
+        ALLOC.region().setLongPlain(run, p);
+        ALLOC.region().setLongPlain(run + 8, p);
+        return p;
+    }
+
     static Void name(MemorySegment s, Long p) {
         s.set(ValueLayout.JAVA_LONG, 0, p);
         s.set(ValueLayout.JAVA_LONG, 8, p);

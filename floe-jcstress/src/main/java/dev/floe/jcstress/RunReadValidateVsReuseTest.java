@@ -18,7 +18,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * read the way the Oak map reads an out-of-line key: begin the read, load the run word from the
  * slice, load from the run, validate the slice.
  *
- * <p>Slice A owns a run of {@link #RUN} bytes (a large allocator block) whose two first words
+ * <p>Slice A owns a run of {@link Floe#RUN} bytes (a large allocator block) whose two first words
  * hold A's pointer. The reader loads A's stamp, A's run offset and the run's two words, then
  * validates A. The other actor deletes A (batch 1: A's block and its run are freed at once),
  * allocates a slice B with a run of the same size (usually A's block and A's run again) and writes
@@ -38,18 +38,9 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class RunReadValidateVsReuseTest {
     static final Nova NOVA = new Nova(Floe.ALLOC, 1);
     static final Region REGION = Floe.ALLOC.region();
-    static final long RUN = 20_000;
 
-    final long a = allocateWithNamedRun();
+    final long a = Floe.allocateWithNamedRun(NOVA);
     long b;
-
-    static long allocateWithNamedRun() {
-        long p = NOVA.allocateWithRun(Floe.LENGTH, RUN);
-        long run = NOVA.runOf(p, NOVA.beginRead(p));
-        REGION.setLongPlain(run, p);
-        REGION.setLongPlain(run + 8, p); // published with the pointer (the State's final field)
-        return p;
-    }
 
     @Actor
     public void reader(III_Result r) {
@@ -73,7 +64,7 @@ public class RunReadValidateVsReuseTest {
     public void deleteAndReuse(III_Result r) {
         long runOfA = NOVA.runOf(a, NOVA.beginReadAny(a)); // before the delete: A's run word is still A's
         if (!NOVA.delete(a)) throw new AssertionError("delete of A failed");
-        long q = NOVA.allocateWithRun(Floe.LENGTH, RUN); // batch 1: A and its run were freed by the delete
+        long q = NOVA.allocateWithRun(Floe.LENGTH, Floe.RUN); // batch 1: A and its run were freed by the delete
         long run = NOVA.runOf(q, NOVA.liveStamp(q));
         REGION.setLongPlain(run, q);
         REGION.setLongPlain(run + 8, ~q);

@@ -17,7 +17,7 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
  * the Oak map's large values): the run is freed by the retire that frees the slice, so the
  * slice's hazard slot must keep the run too.
  *
- * <p>Slice A owns a run of {@link #RUN} bytes (a large allocator block) whose first word holds A's
+ * <p>Slice A owns a run of {@link Floe#RUN} bytes (a large allocator block) whose first word holds A's
  * pointer. The writer runs {@code Nova.writeOr} on A and, inside the writer, stores a mark into
  * the run's second word and checks that the run is still allocated. The other actor deletes A,
  * runs {@code reclaimNow()}, allocates a slice B with a run of the same size (usually A's run
@@ -39,18 +39,9 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 public class RunWriteProtectVsRetireTest {
     static final Nova NOVA = new Nova(Floe.ALLOC, 2);
     static final long MARK = 0x6D61_726B_6D61_726BL;
-    static final long RUN = 20_000;
 
-    final long a = allocateWithNamedRun();
+    final long a = Floe.allocateWithNamedRun(NOVA);
     long b;
-
-    static long allocateWithNamedRun() {
-        long p = NOVA.allocateWithRun(Floe.LENGTH, RUN);
-        long run = NOVA.runOf(p, NOVA.beginRead(p));
-        Floe.ALLOC.region().setLongPlain(run, p);
-        Floe.ALLOC.region().setLongPlain(run + 8, p); // published with the pointer (the State's final field)
-        return p;
-    }
 
     @Actor
     public void writer(IIII_Result r) {
@@ -73,7 +64,7 @@ public class RunWriteProtectVsRetireTest {
         long runA = NOVA.runOf(a, NOVA.beginRead(a)); // A is live until this actor deletes it
         r.r2 = NOVA.delete(a) ? 1 : 0;
         NOVA.reclaimNow();
-        long q = allocateWithNamedRun();
+        long q = Floe.allocateWithNamedRun(NOVA);
         b = q;
         r.r3 = NOVA.runOf(q, NOVA.beginRead(q)) == runA ? 1 : 0;
     }
