@@ -14,8 +14,8 @@ import java.lang.foreign.ValueLayout;
  * place; beyond it (or far below it, see {@link #resize}) the map copies the value into a slice
  * of the new size and installs that one when the function returns. If the function throws, such
  * a copy is dropped (the old value stays as it was); writes made in place before the exception
- * stay. The function must not call the same map
- * for the same key (it would wait for its own lock).
+ * stay. The function must not call the same map for the same key (it would wait for its own
+ * lock).
  */
 public final class OakWriteBuffer {
     private final InternalOakMap<?, ?> map;
@@ -75,9 +75,9 @@ public final class OakWriteBuffer {
     /**
      * Changes the value's size. Growing keeps the bytes and zero-fills the new ones; shrinking
      * drops the tail. Growing beyond the value's block, or shrinking an out-of-line value (above
-     * about 16 KiB) below a quarter of its block, copies the value into a block of the new size, which replaces the old one
-     * when the function returns (a move; if the function throws, the value keeps its old block,
-     * size and bytes, except for writes made before the copy).
+     * about 16 KiB) below a quarter of its block, copies the value into a block of the new size,
+     * which replaces the old one when the function returns (a move; if the function throws, the
+     * value keeps its old block, size and bytes, except for writes made before the copy).
      *
      * @throws IllegalArgumentException if {@code newSize} is negative or above the largest value
      */

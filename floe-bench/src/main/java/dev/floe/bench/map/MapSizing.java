@@ -67,7 +67,7 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
     static final int DEFAULT_VALUE_BYTES = 1000;
     /** Entry sizes the suite accepts: keys carry an 8-byte id; 1 MiB bounds a fill to a few hundred entries at least. */
     static final int MIN_ENTRY_BYTES = 8, MAX_ENTRY_BYTES = 1 << 20;
-    /** The quick mode's fill and range, when the entries are small enough for them. */
+    /** The quick mode's fill (over twice as many keys), when the entries are small enough for it. */
     private static final int QUICK_ENTRIES = 25_000;
 
     private static final long MIB = 1L << 20;

@@ -24,6 +24,7 @@ import dev.floe.memory.FloeOutOfMemoryException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -137,7 +138,9 @@ public final class MapSuite implements Suite {
         MapSizing z = MapSizing.of(s.mode(), s.impls().size());
         Map<String, Object> m = new LinkedHashMap<>(z.toJson());
         m.put("scaling", s.mode() == Mode.QUICK
-                ? "quick: 25,000 entries over 50,000 keys (paper 10M / 20M), scans of 1,000 entries (paper 10,000), "
+                ? String.format(Locale.ROOT, "quick: %,d entries over %,d keys (paper 10M / 20M; fewer than 25,000 only when "
+                  + "large entries would take more than 40%% of the off-heap budget), scans of %,d entries (paper 10,000), ",
+                  z.entries(), z.range(), z.scanLength())
                   + "0.3 s runs after 0.2 s warm-up (paper 30 s), RAM budget 256 MiB per worker: cslm -Xmx256m, "
                   + "off-heap implementations -Xmx32m + 224 MiB off-heap"
                 : "full: RAM budget per worker = 60% of machine memory / (shared workers + the ingest JVM), at most "
