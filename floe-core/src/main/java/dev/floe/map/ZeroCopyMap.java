@@ -55,7 +55,10 @@ public final class ZeroCopyMap<K, V> {
         return core.getBuffer(key);
     }
 
-    /** Maps {@code key} to {@code value} (in place when the new value fits the old one's slice). */
+    /**
+     * Maps {@code key} to {@code value}: in place when the new value fits the old one's block
+     * (and, for a value above about 16 KiB, fills at least a quarter of it), else in a new block.
+     */
     public void put(K key, V value) {
         checkPutKey(key);
         Objects.requireNonNull(value, "null values are not allowed");
