@@ -36,8 +36,17 @@ public interface Suite {
     /** The cells to measure, in report order. */
     List<Cell> cells(Settings settings);
 
-    /** The ratios to report for a cell, among the selected implementations. */
+    /** The ratios to report for a cell, among the selected implementations that {@link #measures} it. */
     List<Comparison> comparisons(Cell cell, List<String> impls);
+
+    /**
+     * Whether {@code impl} has runs in {@code cell}; every implementation in every cell by default.
+     * The runner leaves the other pairs out altogether (no worker call, no result row, no ratio),
+     * so a baseline that only makes sense for one workload costs nothing elsewhere.
+     */
+    default boolean measures(String impl, Cell cell) {
+        return true;
+    }
 
     /**
      * Runs one trial in this JVM: warm up for {@link Trial#warmupSeconds()}, then measure for

@@ -37,15 +37,18 @@ public final class SuiteRunner {
         long startedNanos = System.nanoTime();
         List<Cell> cells = suite.cells(settings);
         List<String> impls = settings.impls();
-        progress.begin(suite.name(), cells.size() * settings.runs() * impls.size(), estimateSeconds(cells, settings));
+        int steps = 0;
+        for (Cell cell : cells) steps += settings.runs() * implsOf(suite, cell, impls).size();
+        progress.begin(suite.name(), steps, estimateSeconds(suite, cells, settings));
         List<Result> results = new ArrayList<>();
         List<Ratio> ratios = new ArrayList<>();
         Map<String, WorkerProcess> workers = new LinkedHashMap<>();
         try {
             for (Cell cell : cells) {
+                List<String> measured = implsOf(suite, cell, impls);
                 Map<String, List<Sample>> samples = new LinkedHashMap<>();
                 for (int run = 0; run < settings.runs(); run++) {
-                    for (String impl : impls) {
+                    for (String impl : measured) {
                         Trial trial = new Trial(suite.name(), settings.mode(), impl, cell.workload(), cell.threads(),
                                 run == 0 ? settings.warmupSeconds() : 0, settings.durationSeconds());
                         String label = cell.workload() + " t=" + cell.threads() + " " + impl
@@ -57,7 +60,7 @@ public final class SuiteRunner {
                     }
                 }
                 samples.forEach((impl, runs) -> results.add(Result.of(cell, impl, runs)));
-                for (Comparison c : suite.comparisons(cell, impls)) {
+                for (Comparison c : suite.comparisons(cell, measured)) {
                     ratios.add(new Ratio(cell.workload(), cell.threads(), c.impl(), c.vs(), c.metric().name(),
                             Stats.medianRatio(values(samples.get(c.impl()), c.metric()),
                                     values(samples.get(c.vs()), c.metric()), c.metric())));
@@ -96,13 +99,19 @@ public final class SuiteRunner {
         return runs.stream().mapToDouble(s -> s.metric(metric.name())).toArray();
     }
 
-    private static double estimateSeconds(List<Cell> cells, Settings s) {
+    /** The selected implementations that have runs in a cell, in the selection's order. */
+    private static List<String> implsOf(Suite suite, Cell cell, List<String> impls) {
+        return impls.stream().filter(impl -> suite.measures(impl, cell)).toList();
+    }
+
+    private static double estimateSeconds(Suite suite, List<Cell> cells, Settings s) {
         double total = 0;
         for (Cell c : cells) {
-            total += c.isolation() == Isolation.FRESH_JVM
+            double perImpl = c.isolation() == Isolation.FRESH_JVM
                     ? s.runs() * FRESH_RUN_SECONDS
                     : s.warmupSeconds() + s.runs() * (s.durationSeconds() + RUN_OVERHEAD_SECONDS);
+            total += perImpl * implsOf(suite, c, s.impls()).size();
         }
-        return total * s.impls().size();
+        return total;
     }
 }

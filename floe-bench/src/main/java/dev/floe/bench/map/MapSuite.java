@@ -44,9 +44,9 @@ import java.util.SplittableRandom;
  * Workloads that grow the map (put, put-if-absent, compute, mix95) get a freshly built and
  * filled map before every run (warm-up included); the others keep the map across runs, building
  * it again only after a growing workload. {@code floe-oak-noreclaim} leaks, so it gets a fresh
- * map before every run; it only measures put-delete (in the other cells it reports 0 ops/s with
- * {@code extra.not_run = 1}: the harness runs every implementation in every cell). A run that
- * runs out of memory reports 0 ops/s with {@code extra.out_of_memory = 1}.
+ * map before every run; it only measures put-delete, and {@code rollup} measures {@code floe-oak}
+ * and {@code cslm} only ({@link #measures}: the other pairs have no row in the report). A run
+ * that runs out of memory reports 0 ops/s with {@code extra.out_of_memory = 1}.
  *
  * <p>Ratios: {@code floe-oak} against {@code cslm}, {@code cslm-offheap} and {@code mapdb} on
  * ops/s in every cell (for ingest also on {@code ingested_bytes}), and against
@@ -176,7 +176,8 @@ public final class MapSuite implements Suite {
                 + "offheap_live_per_raw (allocator live bytes / raw key+value bytes), footprint_per_raw; scans: "
                 + "entries_per_s; put-delete: rss_first/last/min/max_bytes, rss_samples and rss_flat_ratio (max / "
                 + "first) of VmRSS sampled during the measured window (after the warm-up)");
-        m.put("not_run", "floe-oak-noreclaim measures put-delete only; its other cells carry extra.not_run = 1");
+        m.put("not_run", "floe-oak-noreclaim measures put-delete only, rollup measures floe-oak and cslm only; "
+                + "the other pairs have no results");
         Map<String, Object> jvm = new LinkedHashMap<>();
         for (String impl : s.impls()) jvm.put(impl, String.join(" ", MapImpl.byLabel(impl).jvmArgs(z)));
         m.put("jvm_args", jvm);
@@ -218,22 +219,21 @@ public final class MapSuite implements Suite {
     }
 
     @Override
+    public boolean measures(String impl, Cell cell) {
+        return MapImpl.byLabel(impl).runs(MapWorkload.byLabel(cell.workload()));
+    }
+
+    @Override
     public List<Comparison> comparisons(Cell cell, List<String> impls) {
         List<Comparison> out = new ArrayList<>();
         if (!impls.contains(OAK)) return out;
-        if (cell.workload().equals(MapWorkload.ROLLUP.label())) {
-            // only floe-oak and cslm run it (the others' not-run samples would give infinite ratios)
-            if (impls.contains(CSLM)) {
-                out.add(new Comparison(OAK, CSLM, Metric.OPS_PER_S));
-                out.add(new Comparison(OAK, CSLM, RollupIngest.METADATA_OVERHEAD));
-            }
-            return out;
-        }
         boolean ingest = cell.workload().equals(MapWorkload.INGEST.label());
+        boolean rollup = cell.workload().equals(MapWorkload.ROLLUP.label());
         for (String vs : RATIO_AGAINST) {
-            if (!impls.contains(vs)) continue;
+            if (!impls.contains(vs)) continue; // not selected, or no runs in this cell (rollup)
             out.add(new Comparison(OAK, vs, Metric.OPS_PER_S));
             if (ingest) out.add(new Comparison(OAK, vs, Ingest.INGESTED_BYTES));
+            if (rollup) out.add(new Comparison(OAK, vs, RollupIngest.METADATA_OVERHEAD));
         }
         if (cell.workload().equals(MapWorkload.PUT_DELETE.label()) && impls.contains(NORECLAIM)) {
             out.add(new Comparison(OAK, NORECLAIM, Metric.OPS_PER_S));
@@ -310,7 +310,7 @@ public final class MapSuite implements Suite {
         MapImpl impl = MapImpl.byLabel(trial.impl());
         MapWorkload w = MapWorkload.byLabel(trial.workload());
         MapSizing z = MapSizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1));
-        if (!impl.runs(w)) return notRun();
+        if (!impl.runs(w)) throw new IllegalArgumentException(impl.label() + " has no runs of " + w.label());
         if (w == MapWorkload.INGEST) {
             drop();
             return Ingest.run(impl, z);
@@ -452,10 +452,6 @@ public final class MapSuite implements Suite {
             if (t.getClass().getName().equals("org.mapdb.DBException$OutOfMemory")) return true;
         }
         return false;
-    }
-
-    private static Sample notRun() {
-        return new Sample(Map.of(Metric.OPS_PER_S.name(), 0.0), MemorySnapshot.capture(0, 0), Map.of("not_run", 1.0));
     }
 
     private List<OpTask> tasks(MapUnderTest map, MapWorkload w, MapSizing z, int threads) {
