@@ -13,11 +13,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link RetireBatches} (its class comment): every reference added is handed to the drain exactly
@@ -84,6 +86,35 @@ class RetireBatchesTest {
         assertEquals(0, b.waiting());
         b.drainAll();
         assertEquals(2, rec.drains.sum(), "drainAll on empty batches drains nothing");
+    }
+
+    /**
+     * Threads that start retiring one after another get stripes of their own (round-robin homes),
+     * whatever their thread ids: six threads, with ids spread by threads created in between (as
+     * in any real program), each add one reference less than a batch holds, so no batch fills
+     * unless two of them share a stripe. (Hashing their thread ids onto the 8 stripes, as before,
+     * fails this for most seeds.) Another test's thread retiring meanwhile takes a home too, so
+     * the six get six of at most eight consecutive homes: still distinct modulo 8.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void threadsThatStartRetiringInTurnGetStripesOfTheirOwn(long seed) throws Exception {
+        Recorder rec = new Recorder();
+        RetireBatches b = new RetireBatches(4, 8, rec);
+        AtomicLong next = new AtomicLong(1);
+        java.util.SplittableRandom gaps = new java.util.SplittableRandom(seed);
+        for (int t = 0; t < 6; t++) {
+            for (int g = gaps.nextInt(40); g > 0; g--) new Thread(() -> {}); // takes a thread id, never runs
+            Thread adder = new Thread(() -> {
+                for (int i = 0; i < 3; i++) b.add(next.getAndIncrement());
+            });
+            adder.start();
+            adder.join();
+        }
+        assertEquals(0, rec.drains.sum(), "a batch filled: two threads shared a stripe");
+        assertEquals(18, b.waiting());
+        b.drainAll();
+        rec.assertExactlyOnce(18);
     }
 
     @ParameterizedTest(name = "capacity {0}, stripes {1}, {2} threads")
