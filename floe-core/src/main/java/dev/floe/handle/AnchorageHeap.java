@@ -97,6 +97,11 @@ public final class AnchorageHeap implements HandleService {
         for (int c = 0; c < classes.length; c++) classes[c] = new ClassHeap();
     }
 
+    /** The allocator the chunks come from. */
+    FloeAllocator allocator() {
+        return allocator;
+    }
+
     @Override
     public long maxObjectSize() {
         return maxObject;

@@ -14,7 +14,8 @@ public interface HandleService {
 
     /**
      * A block of at least {@code size} bytes (1 .. {@link #maxObjectSize()}) that will hold the
-     * object of handle id {@code id}; returns its offset in the allocator's region.
+     * object of handle id {@code id}; returns its offset in the region of the space's allocator
+     * (below 2^40: a handle-table entry holds a 40-bit offset).
      */
     long allocate(long size, int id);
 

@@ -27,11 +27,16 @@ public final class Pin implements AutoCloseable {
     }
 
     /**
-     * The object's bytes, bounded to its size. Valid until {@link #close()}; using it afterwards
-     * stays inside the allocator's region but may touch memory that belongs to another object.
+     * The object's bytes, bounded to its size. Valid until {@link #close()} or the space's close;
+     * a view kept and used afterwards stays inside the allocator's region but may touch memory
+     * that belongs to another object (it is a slice of the region, so it fails only once the
+     * allocator closes).
+     *
+     * @throws IllegalStateException if the pin or its space is closed
      */
     public MemorySegment segment() {
         if (closed) throw new IllegalStateException("pin on " + Handle.toString(handle) + " is closed");
+        space.ensureOpen(); // the space's close gave the pinned block back
         return view;
     }
 
@@ -40,7 +45,10 @@ public final class Pin implements AutoCloseable {
         return handle;
     }
 
-    /** Unpins (release store: the holder's writes are visible to whoever sees the pin gone). */
+    /**
+     * Unpins (release store: the holder's writes are visible to whoever sees the pin gone).
+     * Closing twice, or after the space closed, does nothing harmful.
+     */
     @Override
     public void close() {
         if (closed) return;
