@@ -7,6 +7,8 @@ package dev.floe.handle;
  * objects does so through {@link HandleSpace#relocate}, which checks pins and switches the
  * handle-table entry. {@link AnchorageHeap} is the one we ship (with {@link Anchorage}, its
  * defragmenter); another service (a swapper, a compressor) would implement this interface.
+ * A service serves one space (the space's close closes it); {@link HandleSpace} refuses an
+ * {@code AnchorageHeap} that already serves another.
  */
 public interface HandleService {
     /** The largest object {@link #allocate} accepts. */

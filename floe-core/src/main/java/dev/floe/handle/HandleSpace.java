@@ -139,6 +139,8 @@ public final class HandleSpace implements AutoCloseable {
      * @throws IllegalArgumentException if {@code maxHandles} is not in {@code [1, 2^32 - 2]}, or
      *                                  {@code service} is an {@link AnchorageHeap} on another
      *                                  allocator (its offsets would name bytes of this one's region)
+     *                                  or already serving another space (a service serves one
+     *                                  space: this one's close releases all its memory)
      */
     public HandleSpace(FloeAllocator allocator, HandleService service, long maxHandles) {
         Objects.requireNonNull(allocator, "allocator");
@@ -149,6 +151,9 @@ public final class HandleSpace implements AutoCloseable {
         this.region = allocator.region();
         this.table = new HandleTable(allocator, maxHandles);
         this.retired = new RetireBatches(128, RetireBatches.defaultStripes(), this::drain);
+        if (service instanceof AnchorageHeap heap && !heap.attach()) { // last: nothing else can fail
+            throw new IllegalArgumentException("the AnchorageHeap already serves another space");
+        }
     }
 
     /**
@@ -287,7 +292,11 @@ public final class HandleSpace implements AutoCloseable {
         retired.add(id);
     }
 
-    /** The object's size in bytes, as allocated. */
+    /**
+     * The object's size in bytes, as allocated.
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
     public long size(long handle) {
         long id = checkedId(handle);
         while (true) {

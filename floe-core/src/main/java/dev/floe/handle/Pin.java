@@ -11,6 +11,11 @@ import java.lang.foreign.MemorySegment;
  * costs one CAS to take and one release store to give back, and there is no limit on how many
  * threads (platform or virtual) pin at once. Hoisting: a loop over one object should pin once
  * around the loop, not once per iteration (see {@link HandleSpace}).
+ *
+ * <p>A pin may be handed to another thread (publish it safely, as any object), but it is not
+ * meant to be closed by two threads at once: its closed flag is a plain field, so two racing
+ * closes could both clear the slot, the second one after another pin reused it. Closing again
+ * later, from the same thread or after a hand-off, is harmless.
  */
 public final class Pin implements AutoCloseable {
     private final HandleSpace space;

@@ -96,6 +96,23 @@ class HandleApiEdgeCaseTest {
         }
     }
 
+    /**
+     * A second space on the same {@link AnchorageHeap} shared its chunks with the first, and
+     * either space's close released the other's objects (the service's close frees everything).
+     */
+    @Test
+    void anAnchorageHeapServesOneSpace() {
+        AnchorageHeap heap = new AnchorageHeap(alloc);
+        assertThrows(IllegalArgumentException.class, () -> new HandleSpace(alloc, heap, 0),
+                "a refused space does not take the heap");
+        HandleSpace first = new HandleSpace(alloc, heap, 100);
+        spaces.add(first);
+        assertThrows(IllegalArgumentException.class, () -> new HandleSpace(alloc, heap, 100));
+        long h = first.allocate(8);
+        put(first, h, 5L);
+        assertEquals(5L, (long) first.read(h, s -> s.get(JAVA_LONG, 0)));
+    }
+
     @Test
     void aPinOpenWhenTheSpaceClosesRefusesItsViewAndClosesHarmlessly() {
         HandleSpace s = space();
