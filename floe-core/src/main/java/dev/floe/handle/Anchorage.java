@@ -67,6 +67,8 @@ public final class Anchorage implements AutoCloseable {
     private volatile double lastBefore = 1.0, lastAfter = 1.0;
 
     private Anchorage(HandleSpace space, DefragConfig config, boolean background) {
+        java.util.Objects.requireNonNull(space, "space");
+        space.ensureOpen();
         if (!(space.service() instanceof AnchorageHeap h)) {
             throw new IllegalArgumentException("Anchorage defragments a space whose service is an AnchorageHeap");
         }
@@ -81,12 +83,22 @@ public final class Anchorage implements AutoCloseable {
         }
     }
 
-    /** Starts the defragmenting service on a daemon thread; {@link #close()} stops it. */
+    /**
+     * Starts the defragmenting service on a daemon thread; {@link #close()} stops it.
+     *
+     * @throws IllegalArgumentException if the space's service is not an {@link AnchorageHeap}
+     * @throws IllegalStateException    if the space is closed
+     */
     public static Anchorage start(HandleSpace space, DefragConfig config) {
         return new Anchorage(space, config, true);
     }
 
-    /** A defragmenter without a thread: passes run only when {@link #runPass} is called. */
+    /**
+     * A defragmenter without a thread: passes run only when {@link #runPass} is called.
+     *
+     * @throws IllegalArgumentException if the space's service is not an {@link AnchorageHeap}
+     * @throws IllegalStateException    if the space is closed
+     */
     public static Anchorage manual(HandleSpace space, DefragConfig config) {
         return new Anchorage(space, config, false);
     }
@@ -98,7 +110,7 @@ public final class Anchorage implements AutoCloseable {
 
     private void loop() {
         if (config.lowPriority()) lowPriority = BackgroundPriority.lowerCurrentThread();
-        long wake = config.wakeInterval().toNanos();
+        long wake = saturatedNanos(config.wakeInterval());
         while (!stopped) {
             if (!defragmenting) {
                 sleep(wake);
@@ -130,6 +142,18 @@ public final class Anchorage implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code d} in nanoseconds, or {@link Long#MAX_VALUE} past about 292 years (where
+     * {@link java.time.Duration#toNanos} throws: the loop thread died of it at its start).
+     */
+    static long saturatedNanos(java.time.Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException beyondLongNanos) {
+            return Long.MAX_VALUE;
+        }
+    }
+
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** The loop thread's CPU time, or wall-clock time where the JVM cannot measure thread CPU time. */
@@ -147,10 +171,14 @@ public final class Anchorage implements AutoCloseable {
     /**
      * Runs one pass now (waiting for a pass in progress to finish) and returns the bytes it moved.
      * Moves at most alpha × live bytes, or every object in {@code moveEverything} mode.
+     *
+     * @throws IllegalStateException if this defragmenter or its space is closed
      */
     public long runPass() {
         passLock.lock();
         try {
+            if (stopped) throw new IllegalStateException("the defragmenter is closed");
+            space.ensureOpen();
             return pass();
         } finally {
             passLock.unlock();
@@ -240,19 +268,25 @@ public final class Anchorage implements AutoCloseable {
     }
 
     /**
-     * Stops the loop and waits (up to 10 s) for a pass in progress to end; closing twice is
-     * harmless. Close it before the {@link HandleSpace}.
+     * Stops the loop and waits (up to 10 s) for a pass in progress to end, the loop's or a
+     * {@link #runPass} caller's; afterwards {@link #runPass} throws {@link IllegalStateException}
+     * and {@link #stats()} keeps the final counts. Closing twice is harmless. Close it before the
+     * {@link HandleSpace}.
      */
     @Override
     public void close() {
         stopped = true;
-        if (thread != null) {
-            LockSupport.unpark(thread);
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(10));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        try {
+            if (thread != null) {
+                LockSupport.unpark(thread);
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
+            if (passLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                passLock.unlock(); // no pass in progress, and none can start: runPass sees stopped
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -69,6 +69,8 @@ public final class AnchorageHeap implements HandleService {
     private final AtomicLong committed = new AtomicLong();
     private final AtomicLong live = new AtomicLong();
     private final AtomicLong serials = new AtomicLong();
+    /** Whether a {@link HandleSpace} uses this heap (one space per heap: its close frees everything). */
+    private final java.util.concurrent.atomic.AtomicBoolean attached = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** The chunks of one size class. */
     private static final class ClassHeap {
@@ -95,6 +97,16 @@ public final class AnchorageHeap implements HandleService {
         this.chunkSize = chunkSize;
         this.maxObject = Math.min(SizeClasses.MAX_SMALL, chunkSize / 4);
         for (int c = 0; c < classes.length; c++) classes[c] = new ClassHeap();
+    }
+
+    /** Claims this heap for the one space it serves; false if a space already did. */
+    boolean attach() {
+        return attached.compareAndSet(false, true);
+    }
+
+    /** The allocator the chunks come from. */
+    FloeAllocator allocator() {
+        return allocator;
     }
 
     @Override

@@ -21,7 +21,11 @@ package dev.floe.handle;
  *       is kept for the versions to come round).</li>
  * </ul>
  * Any {@code long} may be passed where a handle is expected: one that names no live object makes
- * the operation fail with a {@link StaleHandleException}, never touch another object.
+ * the operation fail with a {@link StaleHandleException}, never touch another object. A handle
+ * belongs to the space that made it: each space starts its versions at a different value, so
+ * another space fails it the same way, unless one of the two spaces reused that id at least
+ * 2^32 / (4 × spaces made in the process) times more than the other (1.6·10^9 times with two
+ * spaces).
  */
 public final class Handle {
     /** The null handle: names nothing. */

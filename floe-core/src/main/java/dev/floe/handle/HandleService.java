@@ -7,6 +7,8 @@ package dev.floe.handle;
  * objects does so through {@link HandleSpace#relocate}, which checks pins and switches the
  * handle-table entry. {@link AnchorageHeap} is the one we ship (with {@link Anchorage}, its
  * defragmenter); another service (a swapper, a compressor) would implement this interface.
+ * A service serves one space (the space's close closes it); {@link HandleSpace} refuses an
+ * {@code AnchorageHeap} that already serves another.
  */
 public interface HandleService {
     /** The largest object {@link #allocate} accepts. */
@@ -14,7 +16,8 @@ public interface HandleService {
 
     /**
      * A block of at least {@code size} bytes (1 .. {@link #maxObjectSize()}) that will hold the
-     * object of handle id {@code id}; returns its offset in the allocator's region.
+     * object of handle id {@code id}; returns its offset in the region of the space's allocator
+     * (below 2^40: a handle-table entry holds a 40-bit offset).
      */
     long allocate(long size, int id);
 

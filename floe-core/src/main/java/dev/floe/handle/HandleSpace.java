@@ -91,7 +91,8 @@ import java.util.Objects;
  * the retire), so the drain sees it and keeps the block and the id; a pin whose load follows the
  * CAS sees FREE and fails. An id is reused only after its drain, with the next version, so stale
  * handles fail their version check. A forged {@code long} either names an id beyond the table
- * (refused before any load) or fails the version check.
+ * (refused before any load) or fails the version check; so does, in practice, a handle of
+ * another space, whose versions started elsewhere ({@link HandleTable}, "Versions").
  *
  * <p><b>The old copy</b> of a moved object is retired rather than freed in place, like a deleted
  * slice: no pin can hold it (see above) and optimistic readers still looking at it fail their
@@ -132,21 +133,36 @@ public final class HandleSpace implements AutoCloseable {
     }
 
     /**
-     * A space whose objects live in {@code service} (on {@code allocator}), with room for
-     * {@code maxHandles} live handles.
+     * A space whose objects live in {@code service} (on {@code allocator}: its blocks are offsets
+     * in that allocator's region), with room for {@code maxHandles} live handles.
+     *
+     * @throws IllegalArgumentException if {@code maxHandles} is not in {@code [1, 2^32 - 2]}, or
+     *                                  {@code service} is an {@link AnchorageHeap} on another
+     *                                  allocator (its offsets would name bytes of this one's region)
+     *                                  or already serving another space (a service serves one
+     *                                  space: this one's close releases all its memory)
      */
     public HandleSpace(FloeAllocator allocator, HandleService service, long maxHandles) {
         Objects.requireNonNull(allocator, "allocator");
         this.service = Objects.requireNonNull(service, "service");
+        if (service instanceof AnchorageHeap heap && heap.allocator() != allocator) {
+            throw new IllegalArgumentException("the service's AnchorageHeap is on another allocator");
+        }
         this.region = allocator.region();
         this.table = new HandleTable(allocator, maxHandles);
         this.retired = new RetireBatches(128, RetireBatches.defaultStripes(), this::drain);
+        if (service instanceof AnchorageHeap heap && !heap.attach()) { // last: nothing else can fail
+            throw new IllegalArgumentException("the AnchorageHeap already serves another space");
+        }
     }
 
     /**
      * A new object of {@code size} bytes, zeroed; returns its handle.
      *
      * @throws IllegalArgumentException if {@code size} is not in [1, {@link #maxObjectSize()}]
+     * @throws IllegalStateException    if the space is closed, or {@code maxHandles} handles are
+     *                                  live (freed ones count until their deferred free)
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
      */
     public long allocate(long size) {
         ensureOpen();
@@ -276,7 +292,11 @@ public final class HandleSpace implements AutoCloseable {
         retired.add(id);
     }
 
-    /** The object's size in bytes, as allocated. */
+    /**
+     * The object's size in bytes, as allocated.
+     *
+     * @throws StaleHandleException if the handle names no live object
+     */
     public long size(long handle) {
         long id = checkedId(handle);
         while (true) {
@@ -300,10 +320,18 @@ public final class HandleSpace implements AutoCloseable {
                 && table.meta(id) == a;
     }
 
-    /** Whether some thread holds a pin on this handle's id now (ALASKA's pin status). */
+    /**
+     * Whether some thread holds a pin on this handle's object now (ALASKA's pin status; a
+     * snapshot). A freed handle whose id was not reused yet answers for its block, which a pin
+     * may hold after the free.
+     *
+     * @throws StaleHandleException if the handle was never made by this space, or its id now
+     *                              names another object (it was freed and the id reused)
+     */
     public boolean isPinned(long handle) {
-        checkedId(handle);
-        return HazardSlots.contains(pins.snapshot(), Handle.id(handle));
+        long id = checkedId(handle);
+        if (HandleTable.version(table.meta(id)) != Handle.version(handle)) throw stale(handle, "was freed");
+        return HazardSlots.contains(pins.snapshot(), id);
     }
 
     /** The largest object {@link #allocate} accepts. */
@@ -430,7 +458,8 @@ public final class HandleSpace implements AutoCloseable {
         return id;
     }
 
-    private void ensureOpen() {
+    /** @throws IllegalStateException if the space is closed */
+    void ensureOpen() {
         if (closed) throw new IllegalStateException("handle space is closed");
     }
 
@@ -439,9 +468,12 @@ public final class HandleSpace implements AutoCloseable {
     }
 
     /**
-     * Gives all memory back to the allocator. Only call it when no thread uses the space (and any
-     * {@link Anchorage} on it is closed); afterwards every operation throws
-     * {@link IllegalStateException}.
+     * Gives all memory back to the allocator: every object (live, freed and waiting for its
+     * deferred free, or pinned) and the handle table. Only call it when no thread uses the space
+     * (and any {@link Anchorage} on it is closed); afterwards every operation throws
+     * {@link IllegalStateException}, a second close included, except {@link #isLive} (false),
+     * {@link #maxObjectSize} and {@link #service}. A pin still open is not waited for: its
+     * {@link Pin#segment()} throws from now on, and its close does nothing harmful.
      */
     @Override
     public synchronized void close() {

@@ -28,6 +28,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * extra dependent load (the directory) per access. Reserving the whole table would need a second
  * mapping beside the region: we keep every off-heap byte in the one region instead.
  *
+ * <h2>Versions: each table starts elsewhere</h2>
+ * A fresh entry's meta word holds the version before the table's {@link #firstVersion}, so the
+ * first handle of every id carries {@code firstVersion} and each reuse the next one. Tables take
+ * their first versions from a process-wide sequence spaced by the golden ratio of 2^32
+ * ({@value #VERSION_SPACING}): two spaces hand out the same ids, but a handle of one fails the
+ * version check of the other unless one of them reused that id at least
+ * {@code 2^32 / (4 × tables made in the process)} times more than the other did (1.6·10^9 with
+ * two tables; over 10^4 still with 100,000). Before, every table started at version 1, and a
+ * handle of one space named the object with the same id in any other.
+ *
  * <h2>Ids</h2>
  * Fresh ids come from a high-water mark (the chunk holding it is initialised to FREE entries
  * and published before the mark passes it: release store of the mark, acquire load by
@@ -39,11 +49,17 @@ final class HandleTable {
     static final int CHUNK_SHIFT = 14;
     static final int CHUNK_ENTRIES = 1 << CHUNK_SHIFT;
     private static final int ENTRY_BYTES = 16;
+    /** Distance between the first versions of successive tables: 2^32 / golden ratio, odd. */
+    static final int VERSION_SPACING = 0x9E37_79B9;
+    /** Tables made so far in this process (for their first versions). */
+    private static final java.util.concurrent.atomic.AtomicInteger TABLES = new java.util.concurrent.atomic.AtomicInteger();
 
     private final FloeAllocator allocator;
     private final Region region;
     private final AtomicLongArray chunks;
     private final long maxIds;
+    /** The version of the first handle of every id of this table (never 0). */
+    private final int firstVersion;
     /** Ids below this are initialised entries (release store under the lock, acquire loads). */
     private volatile long highWater = 1; // id 0 is never handed out
     private final ReentrantLock lock = new ReentrantLock();
@@ -58,6 +74,13 @@ final class HandleTable {
         this.region = allocator.region();
         this.maxIds = maxHandles + 1;
         this.chunks = new AtomicLongArray((int) ((maxIds + CHUNK_ENTRIES - 1) >>> CHUNK_SHIFT));
+        int first = 1 + TABLES.getAndIncrement() * VERSION_SPACING; // the first table starts at 1
+        this.firstVersion = first == 0 ? 1 : first;
+    }
+
+    /** The version of the first handle of each id (see "Versions" in the class comment). */
+    int firstVersion() {
+        return firstVersion;
     }
 
     /** Whether {@code id} is an initialised entry (any state). */
@@ -117,7 +140,7 @@ final class HandleTable {
                 long base = allocator.allocate((long) CHUNK_ENTRIES * ENTRY_BYTES);
                 for (int i = 0; i < CHUNK_ENTRIES; i++) {
                     region.setLongPlain(base + (long) i * ENTRY_BYTES, EntryState.INITIAL);
-                    region.setLongPlain(base + (long) i * ENTRY_BYTES + 8, 0L);
+                    region.setLongPlain(base + (long) i * ENTRY_BYTES + 8, (long) (firstVersion - 1) << 32);
                 }
                 chunks.setRelease(c, base);
             }

@@ -8,7 +8,11 @@ package dev.floe.lockfree;
  *
  * <p>Publish the structure to other threads safely (a thread start, a volatile field, a
  * concurrent collection). {@link #close} must only be called once no thread uses it; afterwards
- * every method throws {@link IllegalStateException}.
+ * every operation on the keys ({@link #insert}, {@link #remove}, {@link #contains}, {@link #get},
+ * {@link #size}) and a second {@code close} throw {@link IllegalStateException}, while
+ * {@link #reclamation()} and {@link #incarnationMismatches()} still answer (the reclamation
+ * outlives the structure: the nodes it holds in limbo go back with its next passes, e.g.
+ * {@link Reclamation#reclaimIdle()}).
  */
 public interface LockFreeLongMap extends AutoCloseable {
     /** Adds {@code key} with {@code value} if absent; returns whether it was added. */
@@ -35,7 +39,13 @@ public interface LockFreeLongMap extends AutoCloseable {
      */
     long incarnationMismatches();
 
-    /** Frees every node and the structure's head words; the reclamation stays usable. */
+    /**
+     * Frees every node still in the structure and its head words; the nodes removed earlier stay
+     * in the reclamation's limbo lists until its next passes ({@link Reclamation#reclaimIdle()}),
+     * and the reclamation stays usable.
+     *
+     * @throws IllegalStateException if the structure is already closed
+     */
     @Override
     void close();
 }

@@ -15,6 +15,8 @@ public final class MichaelHashTable extends ListHeads {
      *                     ceil(expectedSize / 0.75)
      * @throws IllegalArgumentException if {@code expectedSize < 1} or the bucket array exceeds
      *                                  the allocator's largest allocation
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the bucket array exceeds the
+     *                                  allocator's budget
      */
     public MichaelHashTable(Reclamation reclamation, long expectedSize) {
         super(reclamation, bucketsFor(expectedSize), "hash table");

@@ -52,6 +52,13 @@ public abstract class Reclamation {
      */
     public static final int DEFAULT_OA_LIMBO_CAPACITY = 32;
 
+    /**
+     * The largest limbo list capacity: 2^16 nodes. A participant allocates its list (a node and a
+     * stamp array of this length) up front, and there are at least four participants, so larger
+     * values only cost memory (and {@code Integer.MAX_VALUE} would not even allocate).
+     */
+    public static final int MAX_LIMBO_CAPACITY = 1 << 16;
+
     final FloeAllocator allocator;
     final Participants participants;
     /** Restarts of read-only operations that borrow no participant (OA-VER). */
@@ -59,7 +66,9 @@ public abstract class Reclamation {
 
     Reclamation(FloeAllocator allocator, int limboCapacity) {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
-        if (limboCapacity < 1) throw new IllegalArgumentException("limbo capacity must be >= 1: " + limboCapacity);
+        if (limboCapacity < 1 || limboCapacity > MAX_LIMBO_CAPACITY) {
+            throw new IllegalArgumentException("limbo capacity must be in [1, " + MAX_LIMBO_CAPACITY + "]: " + limboCapacity);
+        }
         this.participants = new Participants(
                 Math.max(4, Runtime.getRuntime().availableProcessors() * 2), limboCapacity);
     }
@@ -69,7 +78,11 @@ public abstract class Reclamation {
         return new OaBitReclamation(allocator, DEFAULT_OA_LIMBO_CAPACITY);
     }
 
-    /** OA-BIT with a given limbo list capacity. */
+    /**
+     * OA-BIT with a given limbo list capacity.
+     *
+     * @throws IllegalArgumentException if {@code limboCapacity} is not in {@code [1, MAX_LIMBO_CAPACITY]}
+     */
     public static Reclamation oaBit(FloeAllocator allocator, int limboCapacity) {
         return new OaBitReclamation(allocator, limboCapacity);
     }
@@ -79,7 +92,11 @@ public abstract class Reclamation {
         return new OaVerReclamation(allocator, DEFAULT_OA_LIMBO_CAPACITY);
     }
 
-    /** OA-VER with a given limbo list capacity. */
+    /**
+     * OA-VER with a given limbo list capacity.
+     *
+     * @throws IllegalArgumentException if {@code limboCapacity} is not in {@code [1, MAX_LIMBO_CAPACITY]}
+     */
     public static Reclamation oaVer(FloeAllocator allocator, int limboCapacity) {
         return new OaVerReclamation(allocator, limboCapacity);
     }
@@ -89,7 +106,11 @@ public abstract class Reclamation {
         return new EpochReclamation(allocator, DEFAULT_LIMBO_CAPACITY);
     }
 
-    /** Epoch-based reclamation with a given limbo list capacity. */
+    /**
+     * Epoch-based reclamation with a given limbo list capacity.
+     *
+     * @throws IllegalArgumentException if {@code limboCapacity} is not in {@code [1, MAX_LIMBO_CAPACITY]}
+     */
     public static Reclamation epochs(FloeAllocator allocator, int limboCapacity) {
         return new EpochReclamation(allocator, limboCapacity);
     }

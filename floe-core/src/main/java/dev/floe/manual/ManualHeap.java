@@ -37,20 +37,36 @@ import java.util.Objects;
  * 0 is the empty owner (offset 0 is never a block). Shield slots and retire lists hold the
  * offset alone.
  *
- * <p>The heap does not own the allocator: close the allocator when no thread uses the heap any
- * more (objects still waiting for reclamation are released with the region).
+ * <p>The heap does not own the allocator and has no {@code close}: it keeps no list of its
+ * objects, so it cannot free the ones still owned. Abandon them and call {@link #reclaim()} to
+ * give their memory back to an allocator that other users keep open; otherwise close the
+ * allocator when no thread uses the heap any more (every object, owned or waiting, goes with the
+ * region). Close every shield first: a shield left open fails from then on (the JDK's
+ * {@link IllegalStateException}), but a {@link Shield#segment() view} taken before must not be
+ * used after it.
  */
 public final class ManualHeap {
     /**
      * Tuning of the reclamation.
      *
-     * @param batch          abandons per retire batch (one reclamation round per batch and stripe)
+     * @param batch          abandons per retire batch (one reclamation round per batch and stripe),
+     *                       in {@code [1, MAX_BATCH]}
      * @param ejectThreshold objects waiting in the limbo at which a participant that holds the
-     *                       epoch back is ejected (the paper's "too many objects scheduled")
+     *                       epoch back is ejected (the paper's "too many objects scheduled"), positive
      */
     public record Config(int batch, long ejectThreshold) {
+        /**
+         * The largest {@code batch}: every retire stripe keeps a batch array of this many offsets
+         * (8 bytes each) from the start, so a larger one would only cost memory (and
+         * {@code Integer.MAX_VALUE} would not even allocate).
+         */
+        public static final int MAX_BATCH = 1 << 16;
+
+        /** Checks the values; see the record description for their ranges. */
         public Config {
-            if (batch <= 0) throw new IllegalArgumentException("batch must be positive: " + batch);
+            if (batch <= 0 || batch > MAX_BATCH) {
+                throw new IllegalArgumentException("batch must be in [1, " + MAX_BATCH + "]: " + batch);
+            }
             if (ejectThreshold <= 0) throw new IllegalArgumentException("ejectThreshold must be positive: " + ejectThreshold);
         }
 
@@ -136,8 +152,13 @@ public final class ManualHeap {
     }
 
     /**
-     * Creates a zeroed object laid out as {@code layout} (its size; alignment up to 8 bytes).
-     * Use the layout's var handles on {@link Shield#segment()}.
+     * Creates a zeroed object laid out as {@code layout} (its size; alignment up to 8 bytes:
+     * every object starts 8-byte aligned, whatever its size). Use the layout's var handles on
+     * {@link Shield#segment()}.
+     *
+     * @throws IllegalArgumentException if the layout's alignment exceeds 8 bytes or its size is
+     *                                  not in {@code [1, maxObjectBytes()]}
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
      */
     public Owner create(MemoryLayout layout) {
         Objects.requireNonNull(layout, "layout");

@@ -93,8 +93,10 @@ public final class Shield implements AutoCloseable {
      * Defends {@code owner}'s object instead of the current one (paper: {@code Shield.Defend(ref
      * Owner)}).
      *
-     * @throws IllegalStateException if the owner is empty (the shield then defends nothing) or the
-     *                               shield is closed
+     * @throws IllegalStateException    if the owner is empty (the shield then defends nothing) or
+     *                                  the shield is closed
+     * @throws IllegalArgumentException if the owner belongs to another heap (the shield then keeps
+     *                                  defending its current object)
      */
     public void defend(Owner owner) {
         if (!tryDefend(owner)) throw new IllegalStateException("owner is empty: abandoned or moved from");
@@ -104,6 +106,10 @@ public final class Shield implements AutoCloseable {
      * Defends {@code owner}'s object instead of the current one; false if the owner is empty (a
      * concurrent abandon, as in a cache lookup that races with expiry), and the shield then
      * defends nothing.
+     *
+     * @throws IllegalStateException    if the shield is closed
+     * @throws IllegalArgumentException if the owner belongs to another heap (the shield then keeps
+     *                                  defending its current object)
      */
     public boolean tryDefend(Owner owner) {
         checkUsable();
@@ -169,16 +175,22 @@ public final class Shield implements AutoCloseable {
 
     /** Copies {@code length} bytes of {@code src} from {@code srcOffset} into the object at {@code offset}. */
     public void copyFrom(byte[] src, int srcOffset, long offset, int length) {
+        Objects.requireNonNull(src, "src");
         MemorySegment.copy(src, srcOffset, data(), ValueLayout.JAVA_BYTE, offset, length);
     }
 
     /** Copies {@code length} bytes of the object from {@code offset} into {@code dst} at {@code dstOffset}. */
     public void copyTo(long offset, byte[] dst, int dstOffset, int length) {
+        Objects.requireNonNull(dst, "dst");
         MemorySegment.copy(data(), ValueLayout.JAVA_BYTE, offset, dst, dstOffset, length);
     }
 
-    /** Copies {@code length} bytes from the object defended by {@code src} into this one. */
+    /**
+     * Copies {@code length} bytes from the object defended by {@code src} (a shield of this
+     * thread, open and defending) into this one.
+     */
     public void copyFrom(Shield src, long srcOffset, long offset, long length) {
+        Objects.requireNonNull(src, "src");
         MemorySegment.copy(src.data(), srcOffset, data(), offset, length);
     }
 
@@ -192,9 +204,19 @@ public final class Shield implements AutoCloseable {
      * belongs to a confined arena that closes when this shield closes or defends another object:
      * later use of the view, or use from another thread, fails with the JDK's
      * {@link IllegalStateException} / {@link WrongThreadException}.
+     *
+     * <p>That arena is the shield's, not the allocator's, so the view does not die when the
+     * heap's allocator closes: close every shield before the allocator (its close requires that
+     * no thread still uses it). A shield left open fails from the close on, this method
+     * included; a view taken before the close must not be used after it (it would read unmapped
+     * memory: an FFM segment belongs to one arena, and no arena spans both lifetimes).
+     *
+     * @throws IllegalStateException if the shield is closed or defends nothing, or the heap's
+     *                               allocator is closed
      */
     public MemorySegment segment() {
         MemorySegment d = data();
+        if (!region.isOpen()) throw new IllegalStateException("the heap's allocator is closed");
         if (view == null) {
             viewArena = Arena.ofConfined();
             view = d.reinterpret(viewArena, null);

@@ -1,0 +1,166 @@
+package dev.floe.manual;
+
+import dev.floe.memory.FloeAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Edge cases of the public API of {@code dev.floe.manual} that {@link OwnerShieldTest} and
+ * {@link RefCountedTest} do not cover: the allocator closing under an open shield, null
+ * arguments of the bulk copies, tuning values too large to allocate, layouts smaller than their
+ * alignment, and the memory a heap gives back.
+ */
+class ManualApiEdgeCaseTest {
+    private FloeAllocator alloc;
+    private ManualHeap heap;
+
+    @BeforeEach
+    void setUp() {
+        alloc = FloeAllocator.builder().regionSize(1L << 30).jmx(false).build();
+        heap = new ManualHeap(alloc);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (!alloc.isClosed()) alloc.close();
+    }
+
+    /**
+     * The shield's view is a segment of its own confined arena, which the allocator's close
+     * cannot reach: built after the region was unmapped, it read unmapped memory and the JVM
+     * died (SIGSEGV). It must fail like every other access after the close.
+     */
+    @Test
+    void aShieldLeftOpenAcrossTheAllocatorsCloseFailsInsteadOfReadingUnmappedMemory() {
+        Owner o = heap.create(64);
+        Shield s = o.defend();
+        s.setLong(0, 42);
+        alloc.close();
+        assertThrows(IllegalStateException.class, () -> s.getLong(0));
+        assertThrows(IllegalStateException.class, () -> s.setLong(0, 1));
+        assertThrows(IllegalStateException.class, s::segment);
+        assertThrows(IllegalStateException.class, () -> heap.create(8));
+        s.close(); // the slot goes back: no region access
+    }
+
+    @Test
+    void aViewTakenBeforeTheAllocatorClosedIsNotHandedOutAgainAfterIt() {
+        Owner o = heap.create(64);
+        try (Shield s = o.defend()) {
+            s.segment(); // cached by the shield
+            alloc.close();
+            assertThrows(IllegalStateException.class, s::segment);
+        }
+    }
+
+    @Test
+    void bulkCopiesNameTheirNullArgument() {
+        Owner o = heap.create(16);
+        try (Shield s = o.defend()) {
+            NullPointerException fromArray = assertThrows(NullPointerException.class,
+                    () -> s.copyFrom((byte[]) null, 0, 0, 8));
+            assertEquals("src", fromArray.getMessage());
+            NullPointerException toArray = assertThrows(NullPointerException.class, () -> s.copyTo(0, null, 0, 8));
+            assertEquals("dst", toArray.getMessage());
+            NullPointerException fromShield = assertThrows(NullPointerException.class,
+                    () -> s.copyFrom((Shield) null, 0, 0, 8));
+            assertEquals("src", fromShield.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> s.copyFrom(new byte[8], 0, 0, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> s.copyTo(12, new byte[8], 0, 8));
+        }
+    }
+
+    @Test
+    void aBatchTooLargeToAllocateIsRefusedWithAClearException() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new ManualHeap(alloc, new ManualHeap.Config(Integer.MAX_VALUE, 1)));
+        assertThrows(IllegalArgumentException.class,
+                () -> new ManualHeap.Config(ManualHeap.Config.MAX_BATCH + 1, 1));
+        new ManualHeap(alloc, new ManualHeap.Config(ManualHeap.Config.MAX_BATCH, Long.MAX_VALUE));
+        assertThrows(NullPointerException.class, () -> new ManualHeap(alloc, null));
+        assertThrows(NullPointerException.class, () -> new ManualHeap(null));
+    }
+
+    @Test
+    void aLayoutSmallerThanItsAlignmentGetsAnAlignedObject() {
+        MemoryLayout intAt8 = ValueLayout.JAVA_INT.withByteAlignment(8); // 4 bytes, alignment 8
+        VarHandle value = intAt8.varHandle();
+        Owner[] owners = new Owner[64];
+        for (int i = 0; i < owners.length; i++) {
+            owners[i] = heap.create(intAt8);
+            try (Shield s = owners[i].defend()) {
+                assertEquals(4, s.byteSize());
+                assertEquals(0, s.segment().address() % 8, "object " + i);
+                value.set(s.segment(), 0L, i); // the var handle checks the alignment
+                assertEquals(i, s.getInt(0));
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> heap.create(MemoryLayout.structLayout()), "size 0");
+        assertThrows(IllegalArgumentException.class, () -> heap.create(ValueLayout.JAVA_LONG.withByteAlignment(16)));
+    }
+
+    @Test
+    void aShieldRefusingAnOwnerOfAnotherHeapKeepsDefendingItsObject() {
+        Owner mine = heap.create(8);
+        Owner foreign = new ManualHeap(alloc).create(8);
+        try (Shield s = mine.defend()) {
+            s.setLong(0, 7);
+            assertThrows(IllegalArgumentException.class, () -> s.defend(foreign));
+            assertThrows(IllegalArgumentException.class, () -> s.tryDefend(foreign));
+            assertThrows(NullPointerException.class, () -> s.defend(null));
+            assertTrue(s.isDefending());
+            assertEquals(7, s.getLong(0));
+        }
+    }
+
+    @Test
+    void reclaimGivesEveryUnshieldedObjectBackToTheAllocator() {
+        long baseline = alloc.stats().liveBytes();
+        Owner kept = heap.create(100);
+        for (int i = 0; i < 500; i++) heap.create(100 + i % 200).abandon();
+        Owner shielded = heap.create(4096);
+        Shield s = shielded.defend();
+        shielded.abandon();
+        assertEquals("Owner[empty]", shielded.toString());
+        assertEquals(1, heap.reclaim(), "only the shielded object waits");
+        assertEquals(500, heap.freedCount());
+        s.close();
+        assertEquals(0, heap.reclaim());
+        assertEquals(501, heap.freedCount());
+        assertEquals(baseline + alloc.usableSize(offsetOfOnlyLiveBlock(kept)), alloc.stats().liveBytes(),
+                "only the object still owned is allocated");
+        kept.abandon();
+        assertEquals(0, heap.reclaim());
+        assertEquals(baseline, alloc.stats().liveBytes());
+    }
+
+    @Test
+    void releasedReferencesReportTheirState() {
+        RefCounted a = RefCounted.adopt(heap.create(8));
+        RefCounted b = a.retain();
+        assertEquals("RefCounted[count=2]", a.toString());
+        a.release();
+        assertEquals("RefCounted[released]", a.toString());
+        assertEquals(1, b.count());
+        b.release();
+        assertEquals(0, b.count());
+        assertEquals(0, heap.reclaim());
+        assertEquals(1, heap.freedCount());
+    }
+
+    /** The block of a live owner, found through a shield's view (the owner word is private). */
+    private long offsetOfOnlyLiveBlock(Owner o) {
+        try (Shield s = o.defend()) {
+            return s.segment().address() - alloc.region().slice(0, 1).address();
+        }
+    }
+}
