@@ -41,9 +41,9 @@ import java.util.Objects;
  * objects, so it cannot free the ones still owned. Abandon them and call {@link #reclaim()} to
  * give their memory back to an allocator that other users keep open; otherwise close the
  * allocator when no thread uses the heap any more (every object, owned or waiting, goes with the
- * region). Close every shield first: a shield left open fails from then on (the JDK's
- * {@link IllegalStateException}), but a {@link Shield#segment() view} taken before must not be
- * used after it.
+ * region). Close every shield first: a shield left open fails from then on
+ * ({@link IllegalStateException}), and a {@link Shield#segment() view} taken before reads zeros
+ * (never unmapped memory) until the shield closes.
  */
 public final class ManualHeap {
     /**

@@ -205,11 +205,13 @@ public final class Shield implements AutoCloseable {
      * later use of the view, or use from another thread, fails with the JDK's
      * {@link IllegalStateException} / {@link WrongThreadException}.
      *
-     * <p>That arena is the shield's, not the allocator's, so the view does not die when the
-     * heap's allocator closes: close every shield before the allocator (its close requires that
-     * no thread still uses it). A shield left open fails from the close on, this method
-     * included; a view taken before the close must not be used after it (it would read unmapped
-     * memory: an FFM segment belongs to one arena, and no arena spans both lifetimes).
+     * <p>That arena is the shield's, not the allocator's ({@link Region#scopedView}): a view kept
+     * past the allocator's close keeps the region's address range mapped until the shield lets
+     * go of it, and reads zeros meanwhile (the close gave the pages back), never unmapped
+     * memory. In {@link dev.floe.memory.RegionMode#ARENA_CHUNKS} mode (no native access) the
+     * view is a plain slice of the region instead: it dies with the allocator only, and a view
+     * kept past this shield's close or re-defend may touch another object's bytes (misuse Floe
+     * cannot detect there).
      *
      * @throws IllegalStateException if the shield is closed or defends nothing, or the heap's
      *                               allocator is closed
@@ -218,8 +220,14 @@ public final class Shield implements AutoCloseable {
         MemorySegment d = data();
         if (!region.isOpen()) throw new IllegalStateException("the heap's allocator is closed");
         if (view == null) {
-            viewArena = Arena.ofConfined();
-            view = d.reinterpret(viewArena, null);
+            Arena a = Arena.ofConfined();
+            try {
+                view = region.scopedView(d, a);
+            } catch (RuntimeException e) {
+                a.close();
+                throw e;
+            }
+            viewArena = a;
         }
         return view;
     }

@@ -42,7 +42,7 @@
  * Left to the programmer (documented, not enforced): not storing a {@code Shield} where another
  * thread finds it (it would only fail there), closing every shield (an unclosed shield keeps its
  * object alive until the thread ends) and doing so before the allocator closes (a shield left
- * open fails then, but a view it gave out before must not be used after the close), and not
+ * open fails then, and a view it gave out before reads zeros after the close), and not
  * copying data read through a shield into places that assume it stays current after the owner
  * is abandoned.
  *

@@ -192,6 +192,14 @@ final class ChunkedRegion extends Region {
         return slots[ia] != null && slots[ib] != null && slotOrigin[ia] == slotOrigin[ib];
     }
 
+    /** {@code slice} itself: see {@link Region#scopedView}. */
+    @Override
+    public MemorySegment scopedView(MemorySegment slice, Arena arena) {
+        if (!isOpen()) throw closed();
+        if (!slice.scope().equals(this.arena.scope())) throw new IllegalArgumentException("not a slice of this region: " + slice);
+        return slice;
+    }
+
     @Override
     public boolean isOpen() {
         return arena.scope().isAlive();

@@ -2,6 +2,7 @@ package dev.floe.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A region reserved with one {@code mmap(PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
@@ -12,6 +13,18 @@ import java.lang.foreign.MemorySegment;
  * <p>The reservation is over-allocated by one alignment unit and trimmed so that the base is
  * aligned to the superblock size. Pages are touched lazily; {@link #release} is
  * {@code madvise(MADV_DONTNEED)}, after which the range reads as zeros (readable after free).
+ *
+ * <h2>Scoped views and the unmapping</h2>
+ * A {@link #scopedView} belongs to an arena of its own, which the JDK does not tie to this
+ * region's arena: if closing the region unmapped the range while such a view lived, the view's
+ * next access would fault and kill the JVM. So {@link #views} counts the scoped views alive,
+ * with {@link #CLOSED} set by the region arena's cleanup: a view is made only after a CAS that
+ * increments the count of a region not yet closed, and its arena's cleanup decrements it. The
+ * cleanup of the region arena sets {@code CLOSED} and counts itself as one more holder while it
+ * gives the resident pages back ({@code MADV_DONTNEED}, only if views are alive), then drops out
+ * like a view. Whoever's decrement leaves exactly {@code CLOSED} (closed, no holder) unmaps: the
+ * count only falls once {@code CLOSED} is set and no view can be made any more, so exactly one
+ * decrement does, after the last access through any view, and never under the madvise.
  */
 @SuppressWarnings("restricted") // restricted FFM calls are this class's purpose; callers check native access
 final class MappedRegion extends Region {
@@ -22,15 +35,19 @@ final class MappedRegion extends Region {
     private final int frame;
     /** Length of the shared frame: one superblock. */
     private final long frameLength;
+    /** Scoped views alive, plus {@link #CLOSED} once the region's arena has closed. */
+    private final AtomicLong views;
+    private static final long CLOSED = 1L << 62;
 
     private MappedRegion(long size, Arena arena, MemorySegment segment, ReleaseMethod method,
-                         int frame, long frameLength) {
+                         int frame, long frameLength, AtomicLong views) {
         super(size);
         this.arena = arena;
         this.segment = segment;
         this.method = method;
         this.frame = frame;
         this.frameLength = frameLength;
+        this.views = views;
     }
 
     static MappedRegion reserve(long size, long alignment, ReleaseMethod method) {
@@ -46,11 +63,45 @@ final class MappedRegion extends Region {
         Libc.munmap(raw, base - raw);                                  // unaligned head
         Libc.munmap(base + size, raw + size + alignment - (base + size)); // tail
         Arena arena = Arena.ofShared();
+        AtomicLong views = new AtomicLong();
         MemorySegment seg = MemorySegment.ofAddress(base).reinterpret(size, arena, s -> {
+            // Closed, and holding the range like one more view while its pages go back, so that
+            // no view's close can unmap it under the madvise.
+            views.getAndAdd(CLOSED + 1);
+            if (views.get() != CLOSED + 1) Libc.dontNeed(base, size); // scoped views still live
+            viewGone(views, base, size, frame);
+        });
+        return new MappedRegion(size, arena, seg, method, frame, alignment, views);
+    }
+
+    /** Drops one holder of the range; the last one after the close unmaps it. */
+    private static void viewGone(AtomicLong views, long base, long size, int frame) {
+        if (views.decrementAndGet() == CLOSED) {
             Libc.munmap(base, size);
             if (frame >= 0) Libc.closeFd(frame);
-        });
-        return new MappedRegion(size, arena, seg, method, frame, alignment);
+        }
+    }
+
+    /** A view in {@code arena} that holds the range mapped until {@code arena} closes (class comment). */
+    @Override
+    public MemorySegment scopedView(MemorySegment slice, Arena arena) {
+        if (!isOpen()) throw closed();
+        long base = segment.address();
+        if (!slice.scope().equals(this.arena.scope()) || slice.address() < base
+                || slice.address() - base > size() - slice.byteSize()) {
+            throw new IllegalArgumentException("not a slice of this region: " + slice);
+        }
+        long v;
+        do {
+            v = views.get();
+            if ((v & CLOSED) != 0 || !this.arena.scope().isAlive()) throw closed();
+        } while (!views.compareAndSet(v, v + 1));
+        try {
+            return slice.reinterpret(arena, ignored -> viewGone(views, base, size(), frame));
+        } catch (RuntimeException | Error e) {
+            viewGone(views, base, size(), frame);
+            throw e;
+        }
     }
 
     @Override

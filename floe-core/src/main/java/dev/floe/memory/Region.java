@@ -181,6 +181,26 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     public abstract boolean isOpen();
 
     /**
+     * A view of {@code slice}, a slice of this region, whose life can end before the region's:
+     * for views that must die when their holder lets go (Snowflake's shield views).
+     * <ul>
+     *   <li>{@link RegionMode#MAPPED}: the view belongs to {@code arena} and keeps the region's
+     *       address range mapped until {@code arena} closes, even past {@link #close}, which then
+     *       gives every resident page back at once and leaves the unmapping to the last such
+     *       arena's close. A view used after the region's close so reads zeros (and a write
+     *       commits a page again until that arena closes), never unmapped memory.</li>
+     *   <li>{@link RegionMode#ARENA_CHUNKS}: {@code slice} itself, which dies with the region
+     *       only. Its memory belongs to the region's arena, so no view in another arena could
+     *       outlive the region safely (and re-scoping is a restricted method, which this mode
+     *       avoids).</li>
+     * </ul>
+     *
+     * @throws IllegalStateException    if the region is closed
+     * @throws IllegalArgumentException if {@code slice} is not a slice of this region
+     */
+    public abstract MemorySegment scopedView(MemorySegment slice, java.lang.foreign.Arena arena);
+
+    /**
      * Unmaps (or frees) the whole region. Only call it when no thread can still touch the region:
      * every view and accessor then fails with {@link IllegalStateException} instead of reaching
      * unmapped memory. A second close fails with {@link IllegalStateException}.

@@ -52,6 +52,23 @@ class ManualApiEdgeCaseTest {
         s.close(); // the slot goes back: no region access
     }
 
+    /**
+     * A view kept across the allocator's close (misuse) never reaches unmapped memory: the
+     * region stays mapped for it, reading zeros, until the shield lets go of the view, which
+     * then dies. Before {@code Region.scopedView}, the read after the close killed the JVM.
+     */
+    @Test
+    void aViewKeptAcrossTheAllocatorsCloseReadsZerosUntilTheShieldCloses() {
+        Owner o = heap.create(64);
+        Shield s = o.defend();
+        s.setLong(8, 42);
+        java.lang.foreign.MemorySegment view = s.segment();
+        alloc.close();
+        assertEquals(0L, view.get(ValueLayout.JAVA_LONG, 8), "zeros, not a fault");
+        s.close();
+        assertThrows(IllegalStateException.class, () -> view.get(ValueLayout.JAVA_LONG, 8));
+    }
+
     @Test
     void aViewTakenBeforeTheAllocatorClosedIsNotHandedOutAgainAfterIt() {
         Owner o = heap.create(64);
