@@ -3,8 +3,14 @@ package dev.floe.map;
 import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Spliterator;
+import java.util.function.Predicate;
 
-/** The entry set of a legacy view: snapshot entries; removal removes the key if it still maps to the value. */
+/**
+ * The entry set of a legacy view: snapshot entries; removal ({@code remove}, {@code removeIf})
+ * removes a key only if it still maps to the entry's value, as in ConcurrentSkipListMap.
+ */
 final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
     private final MapView<K, V> view;
 
@@ -20,6 +26,28 @@ final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
                 return e;
             }
         };
+    }
+
+    /** Weakly consistent: CONCURRENT, DISTINCT, SORTED (by key), ORDERED, NONNULL; never SIZED. */
+    @Override
+    public Spliterator<Map.Entry<K, V>> spliterator() {
+        return ViewIterator.spliterator(iterator(), ViewIterator.SORTED_CHARACTERISTICS,
+                Map.Entry.comparingByKey(view.comparator()));
+    }
+
+    /**
+     * Removes the entries that {@code filter} accepts, each only if its key still maps to the value
+     * tested (a value replaced meanwhile stays), as ConcurrentSkipListMap does.
+     */
+    @Override
+    public boolean removeIf(Predicate<? super Map.Entry<K, V>> filter) {
+        Objects.requireNonNull(filter);
+        boolean removed = false;
+        for (Iterator<Map.Entry<K, V>> it = iterator(); it.hasNext(); ) {
+            Map.Entry<K, V> e = it.next();
+            if (filter.test(e) && view.remove(e.getKey(), e.getValue())) removed = true;
+        }
+        return removed;
     }
 
     @Override

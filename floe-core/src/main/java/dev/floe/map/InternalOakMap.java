@@ -46,6 +46,8 @@ final class InternalOakMap<K, V> {
     final KeySlices<K> keys;
     final ValueSlices values;
     final OakSerializer<V> valueSerializer;
+    /** The key order as a Comparator: one instance, so that every view's {@code comparator()} is equal. */
+    final Comparator<K> keyOrder;
     /** The allocator this map created and closes, or null when it shares one. */
     final FloeAllocator ownAllocator;
     /** Whether removed keys and values are retired (false: a benchmark baseline that leaks). */
@@ -74,6 +76,7 @@ final class InternalOakMap<K, V> {
         this.keys = new KeySlices<>(nova, keySerializer, comparator);
         this.values = new ValueSlices(nova);
         this.valueSerializer = valueSerializer;
+        this.keyOrder = comparator::compareKeys;
         this.maxChunkEntries = maxChunkEntries;
         this.reclaim = reclaim;
         Comparator<Object> order = keys::compareProbes;
@@ -387,24 +390,22 @@ final class InternalOakMap<K, V> {
         WriteScope s = new WriteScope(p);
         long lw = lockFollowingMoves(s);
         if (lw == 0) return null;
-        Object old = null;
-        if (wantOld) {
-            try {
-                old = valueSerializer.deserialize(values.privateView(s.ptr, ValueSlices.length(lw)).asReadOnly());
-            } catch (RuntimeException ex) {
-                values.unlock(s, ValueSlices.length(lw));
-                throw ex;
+        try {
+            Object old = null;
+            if (wantOld) old = valueSerializer.deserialize(values.privateView(s.ptr, ValueSlices.length(lw)).asReadOnly());
+            switch (mode) {
+                case KEEP -> {
+                    values.unlock(s, ValueSlices.length(lw));
+                    return old == null ? NONE : old;
+                }
+                case REPLACE -> writeLocked(key, s, value);
+                case COMPUTE -> runWriter(key, s, compute);
             }
+            return wantOld ? (old == null ? NONE : old) : Boolean.TRUE;
+        } catch (Throwable t) {
+            releaseAfterFailure(s);
+            throw t;
         }
-        switch (mode) {
-            case KEEP -> {
-                values.unlock(s, ValueSlices.length(lw));
-                return old == null ? NONE : old;
-            }
-            case REPLACE -> writeLocked(key, s, value);
-            case COMPUTE -> runWriter(key, s, compute);
-        }
-        return wantOld ? (old == null ? NONE : old) : Boolean.TRUE;
     }
 
     /** Locks the value, following moves; the lock word held, or 0 if removed. */
@@ -498,7 +499,10 @@ final class InternalOakMap<K, V> {
         R apply(WriteScope scope, long lockWord);
     }
 
-    /** Runs {@code action} under the lock of {@code probe}'s value; {@code absent} if there is none. */
+    /**
+     * Runs {@code action} under the lock of {@code probe}'s value; {@code absent} if there is none.
+     * If the action throws, the value is unlocked (if it still is) and the exception propagates.
+     */
     <R> R doIfPresent(Object probe, LockedAction<R> action, R absent) {
         while (true) {
             checkOpen();
@@ -507,8 +511,23 @@ final class InternalOakMap<K, V> {
             WriteScope s = new WriteScope(p);
             long lw = lockFollowingMoves(s);
             if (lw == 0) continue; // removed meanwhile: maybe re-inserted, look again
-            return action.apply(s, lw);
+            try {
+                return action.apply(s, lw);
+            } catch (Throwable t) {
+                releaseAfterFailure(s);
+                throw t;
+            }
         }
+    }
+
+    /**
+     * Unlocks a value whose locked action failed before it released the value (user code threw:
+     * a function, a serializer, an equals, also an Error), unchanged in length; a value already
+     * released is left alone. Without this the value would stay locked and every later writer
+     * and reader of its key would wait forever.
+     */
+    private void releaseAfterFailure(WriteScope s) {
+        if (s.held) values.unlock(s, ValueSlices.length(s.lockWord));
     }
 
     /** Removes the locked value (linearization point: the R store), then counts the removal in its chunk. */
@@ -567,7 +586,7 @@ final class InternalOakMap<K, V> {
         long p = values.allocate(size);
         try {
             valueSerializer.serialize(value, values.privateView(p, size));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             nova.deletePrivate(p);
             throw e;
         }

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.SortedSet;
+import java.util.Spliterator;
 
 /**
  * The navigable key set of a legacy view (ConcurrentSkipListMap's KeySet design): every method
@@ -31,6 +32,12 @@ final class KeySetView<K> extends AbstractSet<K> implements NavigableSet<K> {
                 return e.getKey();
             }
         };
+    }
+
+    /** Weakly consistent: CONCURRENT, DISTINCT, SORTED (by {@link #comparator()}), ORDERED, NONNULL; never SIZED. */
+    @Override
+    public Spliterator<K> spliterator() {
+        return ViewIterator.spliterator(iterator(), ViewIterator.SORTED_CHARACTERISTICS, comparator());
     }
 
     @Override

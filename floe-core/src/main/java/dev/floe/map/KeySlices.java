@@ -73,7 +73,7 @@ final class KeySlices<K> {
         }
         try {
             serializer.serialize(key, target);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             nova.deletePrivate(ptr);
             throw e;
         }

@@ -16,14 +16,27 @@ import java.util.function.Function;
  * the whole map ({@link OakMap} itself), and every subMap / headMap / tailMap / descendingMap
  * view, which are live and weakly consistent like ConcurrentSkipListMap's. Keys and values are
  * deserialized on the way out (use {@link OakMap#zc()} to avoid the copies). Entries returned are
- * snapshots that do not support {@code setValue}, as in ConcurrentSkipListMap.
+ * snapshots that do not support {@code setValue}, as in ConcurrentSkipListMap. The key, entry and
+ * value views' spliterators report what ConcurrentSkipListMap's do (CONCURRENT, ORDERED, NONNULL;
+ * keys and entries also DISTINCT and SORTED by {@link #comparator()}), never SIZED; their
+ * {@code removeIf} on values and entries removes a key only if it still maps to the value tested.
  *
  * <p>Atomicity: {@code compute}, {@code computeIfPresent}, {@code merge}, {@code replace} and the
  * conditional {@code remove} run under the value's lock, so their function sees the current value
  * and no other update interleaves; the functions must not update the same key of this map (they
  * would wait for their own lock). On an absent key, {@code compute}, {@code computeIfAbsent} and
  * {@code merge} insert with putIfAbsent and retry if another insert wins, so the function may run
- * more than once, as ConcurrentMap allows.
+ * more than once, as ConcurrentMap allows. Whatever user code throws under the lock (a function,
+ * a serializer, an {@code equals}, also an Error) propagates and releases the lock.
+ *
+ * <p>Two consequences of storing keys and values off-heap differ from ConcurrentSkipListMap. A
+ * put (replace, compute, merge) of a present key writes the new value into the old one's memory
+ * when it fits: if the value serializer throws midway, the bytes it wrote stay (with the old
+ * length), as a zero-copy writer's in-place writes do ({@link OakWriteBuffer}). And keys that
+ * compare equal are one key: a put after a remove may keep the removed mapping's key (its
+ * serialized bytes) until a rebalance drops that entry, where the skip list stores the new key
+ * object; this shows only with a comparator that calls keys with different bytes equal
+ * ({@link OakComparator}).
  */
 class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<K, V> {
     final OakMap<K, V> root;
@@ -208,9 +221,10 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> fn) {
-        checkPutKey(key);
+        // nulls first, then the range: ConcurrentMap.merge's order, which ConcurrentSkipListMap's views follow
         Objects.requireNonNull(value, "null values are not allowed");
         Objects.requireNonNull(fn);
+        checkPutKey(key);
         while (true) {
             Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, (k, old) -> fn.apply(old, value)), ABSENT);
             if (r != ABSENT) return cast(r);
@@ -430,16 +444,34 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         return e == null ? null : e.getKey();
     }
 
+    /**
+     * The map's key order ({@link OakComparator#compareKeys}), reversed on a descending view. As in
+     * ConcurrentSkipListMap, views of the same direction return equal comparators.
+     */
     @Override
     public Comparator<? super K> comparator() {
-        Comparator<K> c = core.keys.comparator::compareKeys;
+        core.checkOpen();
+        Comparator<K> c = core.keyOrder;
         return range.descending() ? Collections.reverseOrder(c) : c;
+    }
+
+    /** As AbstractMap's, except that a closed map throws even when compared with itself. */
+    @Override
+    public boolean equals(Object o) {
+        core.checkOpen();
+        return super.equals(o);
+    }
+
+    @Override
+    public int hashCode() {
+        return super.hashCode();
     }
 
     // ---- views ---------------------------------------------------------------------------------
 
     @Override
     public ConcurrentNavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        core.checkOpen();
         checkKey(fromKey);
         checkKey(toKey);
         return new MapView<>(root, core, range.sub(core.keys, fromKey, fromInclusive, toKey, toInclusive));
@@ -447,12 +479,14 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public ConcurrentNavigableMap<K, V> headMap(K toKey, boolean inclusive) {
+        core.checkOpen();
         checkKey(toKey);
         return new MapView<>(root, core, range.sub(core.keys, null, false, toKey, inclusive));
     }
 
     @Override
     public ConcurrentNavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        core.checkOpen();
         checkKey(fromKey);
         return new MapView<>(root, core, range.sub(core.keys, fromKey, inclusive, null, false));
     }
@@ -474,11 +508,13 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public ConcurrentNavigableMap<K, V> descendingMap() {
+        core.checkOpen();
         return new MapView<>(root, core, range.reversed());
     }
 
     @Override
     public NavigableSet<K> navigableKeySet() {
+        core.checkOpen();
         return new KeySetView<>(this);
     }
 
@@ -489,16 +525,19 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public NavigableSet<K> descendingKeySet() {
+        core.checkOpen();
         return new KeySetView<>(new MapView<>(root, core, range.reversed()));
     }
 
     @Override
     public Set<Map.Entry<K, V>> entrySet() {
+        core.checkOpen();
         return new EntrySetView<>(this);
     }
 
     @Override
     public java.util.Collection<V> values() {
+        core.checkOpen();
         return new ValuesView<>(this);
     }
 }

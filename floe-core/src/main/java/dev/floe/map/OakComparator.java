@@ -8,6 +8,9 @@ import java.lang.foreign.MemorySegment;
  * methods must define the same total order: for all keys {@code a}, {@code b} with serialized
  * forms {@code sa}, {@code sb}, the signs of {@code compareKeys(a, b)},
  * {@code compareSerializedKeys(sa, sb)} and {@code compareKeyAndSerializedKey(a, sb)} agree.
+ * Keys that compare equal are the same key to the map: which of their serialized forms it
+ * keeps is unspecified (a put of a key equal to one removed just before may keep the removed
+ * one's bytes until a rebalance drops its entry; ConcurrentSkipListMap stores the new key).
  *
  * <p>Serialized keys arrive as read-only views bounded to the key's bytes; they may be heap or
  * off-heap segments, so read multi-byte fields with the {@code *_UNALIGNED} layouts. A comparator

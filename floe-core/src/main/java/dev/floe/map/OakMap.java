@@ -52,6 +52,7 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
 
     /** The zero-copy API over this map. */
     public ZeroCopyMap<K, V> zc() {
+        core.checkOpen();
         return zc;
     }
 
@@ -60,7 +61,7 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
      * O(1) estimate that ignores removed slices not yet reclaimed and the allocator's own overhead.
      */
     public long offHeapFootprint() {
-        return Math.max(0, core.offHeapBytes.sum());
+        return core.closed ? 0 : Math.max(0, core.offHeapBytes.sum());
     }
 
     /** Largest serialized key, in bytes: what one allocator block holds, within an {@code int}. */
@@ -80,8 +81,10 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
 
     /**
      * Releases the map's off-heap memory. Idempotent. Any later use of the map, its views, buffers
-     * or iterators throws {@link IllegalStateException}; operations racing with close may fail
-     * with it too (they never read memory of another map).
+     * or iterators throws {@link IllegalStateException}, making a view and {@code comparator()}
+     * included; only {@code close}, {@link #isClosed}, {@link #offHeapFootprint} (then 0),
+     * {@link #maxKeySize} and {@link #maxValueSize} still answer. Operations racing with close
+     * may fail with it too (they never read memory of another map).
      */
     @Override
     public void close() {

@@ -12,7 +12,12 @@ import java.lang.foreign.MemorySegment;
  * {@code deserialize} must not keep the view (it is only valid during the call).
  */
 public interface OakSerializer<T> {
-    /** Writes {@code object} into {@code target}, which is exactly {@link #sizeOf}{@code (object)} bytes. */
+    /**
+     * Writes {@code object} into {@code target}, which is exactly {@link #sizeOf}{@code (object)}
+     * bytes (a write outside it throws {@link IndexOutOfBoundsException}). When a map overwrites a
+     * present value in place, {@code target} is that value's memory: if this method throws, the
+     * update fails and the bytes written before the exception stay in the value.
+     */
     void serialize(T object, MemorySegment target);
 
     /** Rebuilds an object from {@code source}, a read-only view of the stored bytes. */

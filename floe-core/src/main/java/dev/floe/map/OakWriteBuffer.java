@@ -89,6 +89,7 @@ public final class OakWriteBuffer {
             if (newSize > length) values.privateView(target, newSize).asSlice(length).fill((byte) 0);
             length = newSize;
             view = null;
+            endViews();
             return;
         }
         long moved = values.allocate(newSize); // throws on budget: nothing changed yet
@@ -101,6 +102,7 @@ public final class OakWriteBuffer {
         target = moved;
         length = newSize;
         view = null;
+        endViews(); // a view of the old block must not write into it (a copy of ours is freed above)
     }
 
     public byte getByte(int offset) {
@@ -154,7 +156,15 @@ public final class OakWriteBuffer {
 
     private void end() {
         done = true;
-        if (viewScope != null) viewScope.close(); // views handed out die here
+        endViews();
+    }
+
+    /** Views handed out by {@link #segment()} die here: at a resize and when the function ends. */
+    private void endViews() {
+        if (viewScope != null) {
+            viewScope.close();
+            viewScope = null;
+        }
     }
 
     /** Publishes the result: unlocks the value in place, or installs the resized copy. */

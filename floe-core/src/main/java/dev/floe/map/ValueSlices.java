@@ -459,6 +459,7 @@ final class ValueSlices {
             if ((lw & LOCKED) == 0 && region.compareAndSetLong(at, lw, lw | LOCKED)) {
                 scope.slot = slot;
                 scope.lockWord = lw | LOCKED;
+                scope.held = true;
                 return lw | LOCKED;
             }
             backOff(spins);
@@ -467,12 +468,14 @@ final class ValueSlices {
 
     /** Unlocks after a write that left {@code length} value bytes (release: the writes first). */
     void unlock(WriteScope scope, int length) {
+        scope.held = false;
         region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~LOCKED, length));
         nova.unprotect(scope.slot);
     }
 
     /** Marks the locked value removed (the remove's linearization point), retires its slice. */
     void removeLocked(WriteScope scope, boolean reclaim) {
+        scope.held = false;
         region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~LOCKED | REMOVED);
         if (reclaim) nova.delete(scope.ptr);
         nova.unprotect(scope.slot);
@@ -483,6 +486,7 @@ final class ValueSlices {
      * M in the old slice (one release store publishes both), retires it and drops the lock.
      */
     void movedLocked(WriteScope scope, long target, boolean reclaim) {
+        scope.held = false;
         long at = nova.dataOffset(scope.ptr);
         region.setLongPlain(at + 8, target);
         region.setLongRelease(at, nextSeq(scope.lockWord) & ~LOCKED | MOVED);

@@ -3,8 +3,14 @@ package dev.floe.map;
 import java.util.AbstractCollection;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Spliterator;
+import java.util.function.Predicate;
 
-/** The values of a legacy view, deserialized, in the view's key order. */
+/**
+ * The values of a legacy view, deserialized, in the view's key order. {@code removeIf} removes a
+ * key only if it still maps to the value tested, as in ConcurrentSkipListMap.
+ */
 final class ValuesView<K, V> extends AbstractCollection<V> {
     private final MapView<K, V> view;
 
@@ -20,6 +26,27 @@ final class ValuesView<K, V> extends AbstractCollection<V> {
                 return e.getValue();
             }
         };
+    }
+
+    /** Weakly consistent: CONCURRENT, ORDERED, NONNULL; never SIZED. */
+    @Override
+    public Spliterator<V> spliterator() {
+        return ViewIterator.spliterator(iterator(), ViewIterator.VALUE_CHARACTERISTICS, null);
+    }
+
+    /**
+     * Removes the values that {@code filter} accepts, each only if its key still maps to the value
+     * tested (a value replaced meanwhile stays), as ConcurrentSkipListMap does.
+     */
+    @Override
+    public boolean removeIf(Predicate<? super V> filter) {
+        Objects.requireNonNull(filter);
+        boolean removed = false;
+        for (Iterator<Map.Entry<K, V>> it = new EntrySetView<>(view).iterator(); it.hasNext(); ) {
+            Map.Entry<K, V> e = it.next();
+            if (filter.test(e.getValue()) && view.remove(e.getKey(), e.getValue())) removed = true;
+        }
+        return removed;
     }
 
     @Override

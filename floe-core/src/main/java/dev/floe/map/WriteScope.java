@@ -12,6 +12,11 @@ final class WriteScope {
     int slot;
     /** The lock word installed (L set). */
     long lockWord;
+    /**
+     * Whether this thread still holds the lock: set by {@link ValueSlices#lock}, cleared by the
+     * unlock, remove or move that releases it (so a failure can tell whether to unlock).
+     */
+    boolean held;
 
     WriteScope(long ptr) {
         this.ptr = ptr;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.Spliterator;
 import java.util.function.Consumer;
 
 /**
@@ -58,6 +59,8 @@ public final class ZeroCopyMap<K, V> {
     /**
      * Maps {@code key} to {@code value}: in place when the new value fits the old one's block
      * (and, for a value above about 16 KiB, fills at least a quarter of it), else in a new block.
+     * If the value serializer throws while writing in place, the bytes it wrote stay
+     * ({@link OakSerializer#serialize}).
      */
     public void put(K key, V value) {
         checkPutKey(key);
@@ -115,22 +118,26 @@ public final class ZeroCopyMap<K, V> {
     // ---- views ---------------------------------------------------------------------------------
 
     public ZeroCopyMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        core.checkOpen();
         Objects.requireNonNull(fromKey);
         Objects.requireNonNull(toKey);
         return new ZeroCopyMap<>(root, core, range.sub(core.keys, fromKey, fromInclusive, toKey, toInclusive));
     }
 
     public ZeroCopyMap<K, V> headMap(K toKey, boolean inclusive) {
+        core.checkOpen();
         Objects.requireNonNull(toKey);
         return new ZeroCopyMap<>(root, core, range.sub(core.keys, null, false, toKey, inclusive));
     }
 
     public ZeroCopyMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        core.checkOpen();
         Objects.requireNonNull(fromKey);
         return new ZeroCopyMap<>(root, core, range.sub(core.keys, fromKey, inclusive, null, false));
     }
 
     public ZeroCopyMap<K, V> descendingMap() {
+        core.checkOpen();
         return new ZeroCopyMap<>(root, core, range.reversed());
     }
 
@@ -171,13 +178,18 @@ public final class ZeroCopyMap<K, V> {
 
     private enum Kind { KEYS, VALUES, ENTRIES }
 
-    /** A set of buffers over the view: iterated, counted, cleared; no add, as any map view. */
+    /**
+     * A set of buffers over the view: iterated, counted, cleared; no add, as any map view. Its
+     * spliterator is weakly consistent like the legacy views' (CONCURRENT, ORDERED, NONNULL, never
+     * SIZED; DISTINCT unless a stream set, which hands out one buffer again and again).
+     */
     private static final class BufferSet<T> extends AbstractSet<T> {
         private final ZeroCopyMap<?, ?> map;
         private final Kind kind;
         private final boolean stream;
 
         BufferSet(ZeroCopyMap<?, ?> map, Kind kind, boolean stream) {
+            map.core.checkOpen();
             this.map = map;
             this.kind = kind;
             this.stream = stream;
@@ -186,6 +198,12 @@ public final class ZeroCopyMap<K, V> {
         @Override
         public Iterator<T> iterator() {
             return new BufferIterator<>(map.core, map.range, kind, stream);
+        }
+
+        @Override
+        public Spliterator<T> spliterator() {
+            int c = ViewIterator.VALUE_CHARACTERISTICS | (stream ? 0 : Spliterator.DISTINCT);
+            return ViewIterator.spliterator(iterator(), c, null);
         }
 
         @Override
@@ -228,8 +246,8 @@ public final class ZeroCopyMap<K, V> {
 
         @Override
         public boolean hasNext() {
+            core.checkOpen(); // also when it already looked ahead
             if (!ready) {
-                core.checkOpen();
                 hasNext = cursor.advance();
                 ready = true;
             }
@@ -239,8 +257,7 @@ public final class ZeroCopyMap<K, V> {
         @Override
         @SuppressWarnings("unchecked")
         public T next() {
-            core.checkOpen();
-            if (!hasNext()) throw new NoSuchElementException();
+            if (!hasNext()) throw new NoSuchElementException(); // checks that the map is open
             ready = false;
             long k = cursor.keyPtr, v = cursor.valuePtr;
             lastKey = k;
@@ -271,11 +288,26 @@ public final class ZeroCopyMap<K, V> {
         }
     }
 
-    /** The reused entry of an entry stream. */
+    /** The reused entry of an entry stream; equals and hashCode as {@link Map.Entry} specifies. */
     private record StreamEntry(OakReadBuffer getKey, OakReadBuffer getValue) implements Map.Entry<OakReadBuffer, OakReadBuffer> {
         @Override
         public OakReadBuffer setValue(OakReadBuffer value) {
             throw new UnsupportedOperationException("zero-copy entries are read-only; use computeIfPresent");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Map.Entry<?, ?> e && Objects.equals(getKey, e.getKey()) && Objects.equals(getValue, e.getValue());
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hashCode(getKey) ^ Objects.hashCode(getValue);
+        }
+
+        @Override
+        public String toString() {
+            return getKey + "=" + getValue;
         }
     }
 }
