@@ -121,6 +121,14 @@ public final class OakWriteBuffer {
         checked().set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, v);
     }
 
+    public char getChar(int offset) {
+        return checked().get(ValueLayout.JAVA_CHAR_UNALIGNED, offset);
+    }
+
+    public void putChar(int offset, char v) {
+        checked().set(ValueLayout.JAVA_CHAR_UNALIGNED, offset, v);
+    }
+
     public int getInt(int offset) {
         return checked().get(ValueLayout.JAVA_INT_UNALIGNED, offset);
     }
@@ -135,6 +143,14 @@ public final class OakWriteBuffer {
 
     public void putLong(int offset, long v) {
         checked().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, v);
+    }
+
+    public float getFloat(int offset) {
+        return checked().get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset);
+    }
+
+    public void putFloat(int offset, float v) {
+        checked().set(ValueLayout.JAVA_FLOAT_UNALIGNED, offset, v);
     }
 
     public double getDouble(int offset) {

@@ -46,6 +46,31 @@ class ZeroCopyMapTest {
 
     // ---- read buffers --------------------------------------------------------------------------
 
+    /** The write buffer has every typed accessor the read buffer has, at unaligned offsets, in native order. */
+    @Test
+    void writeBufferHasTheReadBuffersTypedAccessors() {
+        try (OakMap<Long, byte[]> m = bytesMap(8)) {
+            m.put(1L, new byte[40]);
+            assertTrue(m.zc().computeIfPresent(1L, w -> {
+                w.putByte(0, (byte) -7);
+                w.putShort(1, (short) -1234);
+                w.putChar(3, '\u00e9');
+                w.putInt(5, 0xCAFEBABE);
+                w.putLong(9, 0x0123456789ABCDEFL);
+                w.putFloat(17, 1.5f);
+                w.putDouble(21, -2.25);
+                assertEquals('\u00e9', w.getChar(3));
+                assertEquals(1.5f, w.getFloat(17));
+                assertThrows(IndexOutOfBoundsException.class, () -> w.putChar(39, 'x'));
+                assertThrows(IndexOutOfBoundsException.class, () -> w.putFloat(37, 1f));
+            }));
+            ByteBuffer expected = ByteBuffer.allocate(40).order(ByteOrder.nativeOrder());
+            expected.put(0, (byte) -7).putShort(1, (short) -1234).putChar(3, '\u00e9').putInt(5, 0xCAFEBABE)
+                    .putLong(9, 0x0123456789ABCDEFL).putFloat(17, 1.5f).putDouble(21, -2.25);
+            assertArrayEquals(expected.array(), m.get(1L));
+        }
+    }
+
     @Test
     void getReturnsBufferWithTypedGettersInNativeOrder() {
         try (OakMap<Long, byte[]> m = bytesMap(8)) {
@@ -124,9 +149,17 @@ class ZeroCopyMapTest {
         }
     }
 
+    /**
+     * A held buffer follows its value through two moves and churn. The map has a Nova of its own
+     * (its own budget): the chain of moves can be followed until a full batch of deletes (1,000)
+     * reclaims a moved-from slice (documented on {@code ValueBuffer}), and on the shared Nova the
+     * batch this thread fills was already part full from earlier tests in this JVM, so whether the
+     * churn below completed it depended on test order.
+     */
     @Test
     void bufferFollowsGrowthAndShrinking() {
-        try (OakMap<Long, byte[]> m = bytesMap(4)) {
+        try (OakMap<Long, byte[]> m = OakMap.builder(OakCodecs.LONG, OakCodecs.BYTES, OakCodecs.LONG)
+                .maxChunkEntries(4).budget(64L << 20).build()) {
             for (long k = 0; k < 20; k++) m.put(k, new byte[8]);
             m.put(7L, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
             OakReadBuffer b = m.zc().get(7L);
@@ -561,15 +594,6 @@ class ZeroCopyMapTest {
     void everyUseOfAClosedMapWithItsOwnBudgetThrowsIllegalState() {
         closedUseThrows(OakMap.builder(OakCodecs.LONG, OakCodecs.LONG, OakCodecs.LONG).maxChunkEntries(4).budget(4 << 20).build(),
                 "own budget", Set.of());
-    }
-
-    /** The uses that a closed map on the shared allocator lets through (see the disabled test below). */
-    private static final Set<String> SHARED_CLOSE_GAPS = Set.of("replaceAll", "iterator(created before).next",
-            "iterator(created before).hasNext+next", "descending iterator(created before).next", "iterator(started).next");
-
-    @Test
-    void everyOtherUseOfAClosedMapOnTheSharedAllocatorThrowsIllegalState() {
-        closedUseThrows(longMap(4), "shared allocator", SHARED_CLOSE_GAPS);
     }
 
     @Test
