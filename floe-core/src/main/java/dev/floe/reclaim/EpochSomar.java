@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 
 /**
  * Epoch-based reclamation (EBR, Fraser) adapted to SOMAR: the {@code floe-ebr} baseline of the
@@ -70,18 +71,20 @@ public final class EpochSomar extends RetiringSomar {
         this(allocator, Nova.DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per retire batch (one epoch advance per batch, as Nova's N) */
+    /** @param batch deletes per retire batch (one epoch advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH} */
     public EpochSomar(FloeAllocator allocator, int batch) {
         super(allocator, "EpochSomar", batch, false);
     }
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         return pinned(ptr, reader, null, null, onFailure);
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         return pinned(ptr, null, writer, param, onFailure);
     }
 

@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -39,6 +40,7 @@ public final class GrowOnlySomar implements Somar {
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
         return reader.read(access.readOnlyView(ptr, h));
@@ -46,6 +48,7 @@ public final class GrowOnlySomar implements Somar {
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
         return writer.write(access.view(ptr, h), param);
@@ -60,6 +63,7 @@ public final class GrowOnlySomar implements Somar {
 
     @Override
     public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
+        Objects.requireNonNull(writer, "writer");
         long h = access.liveHeaderPlain(ptr);
         if (h == 0) throw new DeletedSliceException(ptr);
         return writer.write(access.view(ptr, h), param);

@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 
 /**
  * Hazard Eras (Ramalhete and Correia, SPAA 2017) adapted to SOMAR: the {@code floe-he} baseline
@@ -74,18 +75,20 @@ public final class HazardErasSomar extends RetiringSomar {
         this(allocator, Nova.DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per retire batch (one era advance per batch, as Nova's N) */
+    /** @param batch deletes per retire batch (one era advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH} */
     public HazardErasSomar(FloeAllocator allocator, int batch) {
         super(allocator, "HazardErasSomar", batch, false);
     }
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         return protectedAccess(ptr, reader, null, null, onFailure);
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         return protectedAccess(ptr, null, writer, param, onFailure);
     }
 
