@@ -250,7 +250,7 @@ public final class FloeAllocator implements AutoCloseable {
      * Returns every cached free block to its superblock, so that superblocks whose blocks are all
      * free are released to the OS now rather than when caches overflow. Safe to call at any time
      * while the allocator is open, from any thread; it waits for each cache stripe's current user
-     * to finish its call.
+     * to finish its call (parking, also on an interrupted thread, whose interrupt it keeps).
      *
      * @throws IllegalStateException if the allocator is closed
      */

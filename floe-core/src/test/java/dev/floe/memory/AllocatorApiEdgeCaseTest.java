@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import javax.management.JMX;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -257,5 +259,23 @@ class AllocatorApiEdgeCaseTest {
         for (int i = 0; i < probes.length; i++) {
             assertEquals(before[i], a.blockSizeAt(probes[i]), "blockSizeAt after close, offset " + probes[i]);
         }
+    }
+
+    /**
+     * {@link FloeAllocator#trim()} (which an allocation now runs before it fails for the budget)
+     * waits for a stripe's holder by parking; an interrupted thread's park returns at once, so an
+     * interrupted virtual thread spun on its carrier and the unmounted holder never ran again
+     * (the scenario of {@link VirtualThreadsTest}, with the trimmer interrupted). The wait must
+     * park for real and leave the interrupt set for the caller.
+     */
+    @Test
+    void anInterruptedTrimmerStillLetsAnUnmountedStripeHolderRun(@TempDir Path dir) throws Exception {
+        ChildJvm.Result r = ChildJvm.run(dir, VirtualThreadTrimChildMain.class, 60,
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-Dfloe.test.interruptedTrimmer=true",
+                "-Djdk.virtualThreadScheduler.parallelism=1", "-Djdk.virtualThreadScheduler.maxPoolSize=1");
+        String output = r.stdout() + r.stderr();
+        assertTrue(output.contains("trim finished"), "trim() on an interrupted virtual thread never finished:\n" + output);
+        assertTrue(output.contains("interrupt kept"), "trim() swallowed the caller's interrupt:\n" + output);
+        assertEquals(0, r.exit(), output);
     }
 }
