@@ -114,9 +114,14 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
         return size;
     }
 
+    /** How this region is backed: {@link RegionMode#MAPPED} or {@link RegionMode#ARENA_CHUNKS}. */
     public abstract RegionMode mode();
 
-    /** A view of {@code [offset, offset+length)}, bounded to exactly that range. */
+    /**
+     * A view of {@code [offset, offset+length)}, bounded to exactly that range; it dies with the
+     * region. Out of the region (or, chunked, in a part never committed):
+     * {@link IndexOutOfBoundsException}; after {@link #close}: {@link IllegalStateException}.
+     */
     public abstract MemorySegment slice(long offset, long length);
 
     public abstract long getLongPlain(long offset);
@@ -203,6 +208,7 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /** Whether {@code [a, b)} with {@code a < b} is one contiguous piece of memory. */
     abstract boolean contiguous(long a, long b);
 
+    /** Whether {@link #close} has not been called yet. */
     public abstract boolean isOpen();
 
     /**

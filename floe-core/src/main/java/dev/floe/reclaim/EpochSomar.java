@@ -67,11 +67,24 @@ import java.util.Objects;
  */
 public final class EpochSomar extends RetiringSomar {
 
+    /**
+     * EBR on {@code allocator} with Nova's {@link Nova#DEFAULT_BATCH}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     */
     public EpochSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per retire batch (one epoch advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH} */
+    /**
+     * EBR on {@code allocator} with retire batches of {@code batch} deletes.
+     *
+     * @param batch deletes per retire batch (one epoch advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH}
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code batch} is out of range, or the region is larger
+     *                                  than safe pointers address
+     */
     public EpochSomar(FloeAllocator allocator, int batch) {
         super(allocator, "EpochSomar", batch, false);
     }

@@ -29,6 +29,12 @@ public final class GrowOnlySomar implements Somar {
     private final SliceAccess access;
     private final LongAdder deleted = new LongAdder();
 
+    /**
+     * The grow-only baseline on {@code allocator}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     */
     public GrowOnlySomar(FloeAllocator allocator) {
         this.access = new SliceAccess(allocator, "GrowOnlySomar", false);
     }
@@ -94,6 +100,7 @@ public final class GrowOnlySomar implements Somar {
         return deleted.sum();
     }
 
+    /** The allocator the slices come from. */
     public FloeAllocator allocator() {
         return access.allocator;
     }

@@ -71,11 +71,24 @@ import java.util.Objects;
  * drain of a batch of deletes), so it is lock-free; the rest is as in {@link EpochSomar}.
  */
 public final class HazardErasSomar extends RetiringSomar {
+    /**
+     * Hazard eras on {@code allocator} with Nova's {@link Nova#DEFAULT_BATCH}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     */
     public HazardErasSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per retire batch (one era advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH} */
+    /**
+     * Hazard eras on {@code allocator} with retire batches of {@code batch} deletes.
+     *
+     * @param batch deletes per retire batch (one era advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH}
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code batch} is out of range, or the region is larger
+     *                                  than safe pointers address
+     */
     public HazardErasSomar(FloeAllocator allocator, int batch) {
         super(allocator, "HazardErasSomar", batch, false);
     }

@@ -340,12 +340,19 @@ public final class Nova extends RetiringSomar {
         return access.headerBytes();
     }
 
-    /** A read-only view bounded to the slice data described by {@code stamp}. */
+    /**
+     * A read-only view bounded to the slice data described by {@code stamp}, a non-zero stamp
+     * from {@link #beginRead} (or its variants) of this pointer. Raw, like {@link #region()}: any
+     * other stamp gives a view of the length it encodes, inside the region but not the slice.
+     */
     public MemorySegment readView(long ptr, long stamp) {
         return access.readOnlyView(ptr, stamp);
     }
 
-    /** A writable view bounded to the slice data described by {@code stamp}. */
+    /**
+     * A writable view bounded to the slice data described by {@code stamp} (see
+     * {@link #readView}), for a slice the caller protects ({@link #protect}) or owns.
+     */
     public MemorySegment writeView(long ptr, long stamp) {
         return access.view(ptr, stamp);
     }

@@ -109,6 +109,7 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
         return retired.waiting() + limbo.waiting();
     }
 
+    /** The allocator the slices come from. */
     public final FloeAllocator allocator() {
         return access.allocator;
     }
