@@ -25,10 +25,15 @@ public interface Somar {
      */
     long allocate(long length);
 
-    /** Runs {@code reader} on the slice; {@code onFailure} if it was deleted before or during the read. */
+    /**
+     * Runs {@code reader} on the slice and returns its result; {@code onFailure} if the slice was
+     * deleted before the read. Nova's optimistic read also fails when the slice is deleted while
+     * the reader runs (its result, or whatever it threw, is discarded); the baselines protect the
+     * slice for the read instead, so a delete during it does not fail it.
+     */
     <R> R readOr(long ptr, SliceReader<R> reader, R onFailure);
 
-    /** Runs {@code reader} on the slice; throws {@link DeletedSliceException} if it was deleted. */
+    /** As {@link #readOr}, throwing {@link DeletedSliceException} on failure. */
     default <R> R read(long ptr, SliceReader<R> reader) {
         @SuppressWarnings("unchecked")
         R failed = (R) FAILED;
