@@ -23,5 +23,6 @@ final class AllocatorMXBeanImpl implements FloeAllocatorMXBean {
     @Override public long getSuperblocksPartial() { return s().superblocksPartial(); }
     @Override public long getSuperblocksEmpty() { return s().superblocksEmpty(); }
     @Override public long getLargeRuns() { return s().largeRuns(); }
+    @Override public long getLargeLiveBytes() { return s().largeLiveBytes(); }
     @Override public long getSuperblockReleases() { return s().superblockReleases(); }
 }

@@ -126,25 +126,33 @@ final class BlockCaches {
      * The wait parks (with growing pauses) rather than spins: a virtual thread holding a stripe
      * can be unmounted inside its call (it may block on a monitor while committing a chunk), and
      * spinning virtual threads could then occupy every carrier so that the holder never runs.
+     * An interrupted thread's park returns at once, so the wait takes the interrupt out of the
+     * way and sets it again when the trim is done.
      */
     void trim() {
-        for (CacheStripe s : stripes) {
-            long pause = 1_000;
-            while (!s.tryClaim()) {
-                LockSupport.parkNanos(pause);
-                pause = Math.min(pause * 2, 1_000_000);
-            }
-            try {
-                for (int c = 0; c < SizeClasses.COUNT; c++) {
-                    int n = s.count(c);
-                    if (n > 0) {
-                        s.setCount(c, 0);
-                        heap.flush(s.blocks[c], 0, n);
-                    }
+        boolean interrupted = false;
+        try {
+            for (CacheStripe s : stripes) {
+                long pause = 1_000;
+                while (!s.tryClaim()) {
+                    if (Thread.interrupted()) interrupted = true; // else the park would not park
+                    LockSupport.parkNanos(pause);
+                    pause = Math.min(pause * 2, 1_000_000);
                 }
-            } finally {
-                s.unclaim();
+                try {
+                    for (int c = 0; c < SizeClasses.COUNT; c++) {
+                        int n = s.count(c);
+                        if (n > 0) {
+                            s.setCount(c, 0);
+                            heap.flush(s.blocks[c], 0, n);
+                        }
+                    }
+                } finally {
+                    s.unclaim();
+                }
             }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
         }
     }
 

@@ -125,6 +125,7 @@ final class ChunkedRegion extends Region {
 
     @Override
     public void release(long offset, long length) {
+        checkReleaseRange(offset, length);
         slice(offset, length).fill((byte) 0);
     }
 

@@ -41,7 +41,8 @@ import javax.management.ObjectName;
  *   <li>Misuse is refused, never corrupting: a size {@code <= 0} or above
  *       {@link #maxAllocation()} is an {@link IllegalArgumentException}; freeing anything that is
  *       not a currently allocated block is an {@link IllegalFreeException}; exceeding the budget
- *       is a {@link FloeOutOfMemoryException}; in every case the allocator is unchanged.</li>
+ *       is a {@link FloeOutOfMemoryException}; in every case no block changes hands (a budget
+ *       failure first flushes the caches, as {@link #trim()} does, and tries once more).</li>
  *   <li>Caches are bounded and belong to no thread; {@link #trim()} empties them.</li>
  *   <li>The statistics are an MXBean ({@code dev.floe:type=FloeAllocator,name=...}) and
  *       superblock releases and large allocations are JFR events ({@code floe.SuperblockRelease},
@@ -58,6 +59,9 @@ public final class FloeAllocator implements AutoCloseable {
     public static final long DEFAULT_REGION_SIZE = 256L << 30;
     /** Default superblock size: 256 KiB (LRMalloc's uniform superblock size). */
     public static final long DEFAULT_SUPERBLOCK_SIZE = 256L << 10;
+
+    /** Largest {@link Builder#cacheStripes} accepted. */
+    public static final int MAX_CACHE_STRIPES = 1024;
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -81,11 +85,13 @@ public final class FloeAllocator implements AutoCloseable {
         this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
         this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
         this.maxAllocation = b.regionSize - smallLimit;
-        // before anything is handed out: the touch writes zeros over memory no one uses yet
-        region.preTouch(0, Math.min(b.preTouch, Math.min(b.budget, smallLimit)));
+        // before anything is handed out: the touch writes zeros over memory no one uses yet.
+        // Superblocks are carved from index 1 on (offset 0 is "null"), so the touch starts there.
+        region.preTouch(b.superblockSize, Math.min(b.preTouch, Math.min(b.budget, smallLimit - b.superblockSize)));
         this.mbeanName = b.jmx ? registerMBean() : null;
     }
 
+    /** A builder with every default; {@link Builder#build()} opens the allocator. */
     public static Builder builder() {
         return new Builder();
     }
@@ -99,6 +105,10 @@ public final class FloeAllocator implements AutoCloseable {
      * Allocates a block of at least {@code size} bytes, 8-byte aligned, and returns its offset in
      * the {@link #region()}. Its contents are unspecified (freed memory is not cleared).
      *
+     * <p>Free blocks held in the caches keep their superblocks committed. So before it fails for
+     * the budget (or the address space), an allocation flushes the caches as {@link #trim()} does
+     * and tries once more: memory freed by any thread is available again to any size.
+     *
      * @throws IllegalArgumentException  if {@code size <= 0} or {@code size > maxAllocation()}
      * @throws FloeOutOfMemoryException  if the budget or the address space is exhausted
      * @throws IllegalStateException     if the allocator is closed
@@ -109,8 +119,25 @@ public final class FloeAllocator implements AutoCloseable {
             throw new IllegalArgumentException("allocation size " + size + " is not in [1, "
                     + maxAllocation + "]");
         }
-        if (size <= SizeClasses.MAX_SMALL) return caches.allocate(SizeClasses.classOf(size));
-        return large.allocate(size);
+        try {
+            return take(size);
+        } catch (FloeOutOfMemoryException e) {
+            return takeAfterTrim(size, e);
+        }
+    }
+
+    private long take(long size) {
+        return size <= SizeClasses.MAX_SMALL ? caches.allocate(SizeClasses.classOf(size)) : large.allocate(size);
+    }
+
+    /**
+     * The budget or address space ran out, but cached free blocks may hold superblocks that a
+     * flush would release (and give back to the budget): flush them and try once more.
+     */
+    private long takeAfterTrim(long size, FloeOutOfMemoryException e) {
+        if (caches.cachedBytes() == 0) throw e;
+        caches.trim();
+        return take(size);
     }
 
     /**
@@ -140,7 +167,12 @@ public final class FloeAllocator implements AutoCloseable {
         }
     }
 
-    /** Usable bytes of the allocated block at {@code offset} (its size class or page run). */
+    /**
+     * Usable bytes of the allocated block at {@code offset} (its size class or page run).
+     *
+     * @throws IllegalArgumentException if {@code offset} is not the start of a currently allocated block
+     * @throws IllegalStateException    if the allocator is closed
+     */
     public long usableSize(long offset) {
         if (closed) throw closedException();
         Superblock sb = heap.superblockOf(offset);
@@ -168,12 +200,24 @@ public final class FloeAllocator implements AutoCloseable {
         return sb.blockIndex(offset) >= 0 ? sb.blockSize : 0;
     }
 
-    /** A view of the whole usable block at {@code offset}. */
+    /**
+     * A view of the whole usable block at {@code offset}. It dies with the allocator: after
+     * {@link #close()} every access through it throws {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException if {@code offset} is not the start of a currently allocated block
+     * @throws IllegalStateException    if the allocator is closed
+     */
     public MemorySegment segment(long offset) {
         return region.slice(offset, usableSize(offset));
     }
 
-    /** A view of the first {@code length} bytes of the block at {@code offset}. */
+    /**
+     * A view of the first {@code length} bytes of the block at {@code offset} (see {@link #segment(long)}).
+     *
+     * @throws IllegalArgumentException  if {@code offset} is not the start of a currently allocated block
+     * @throws IndexOutOfBoundsException if {@code length} is negative or above the block's usable size
+     * @throws IllegalStateException     if the allocator is closed
+     */
     public MemorySegment segment(long offset, long length) {
         long usable = usableSize(offset);
         if (length < 0 || length > usable) {
@@ -183,7 +227,11 @@ public final class FloeAllocator implements AutoCloseable {
         return region.slice(offset, length);
     }
 
-    /** The region all offsets refer to (word accessors for the layers above). */
+    /**
+     * The region all offsets refer to (word accessors for the layers above). It belongs to the
+     * allocator: close the allocator, never the region itself (an allocator whose region was
+     * closed under it would still hand out offsets, none of them usable).
+     */
     public Region region() {
         return region;
     }
@@ -193,20 +241,29 @@ public final class FloeAllocator implements AutoCloseable {
         return maxAllocation;
     }
 
+    /** The name given to {@link Builder#name}, or the generated {@code floe-N}. */
     public String name() {
         return name;
     }
 
     /**
      * Returns every cached free block to its superblock, so that superblocks whose blocks are all
-     * free are released to the OS now rather than when caches overflow. Safe to call at any time.
+     * free are released to the OS now rather than when caches overflow. Safe to call at any time
+     * while the allocator is open, from any thread; it waits for each cache stripe's current user
+     * to finish its call (parking, also on an interrupted thread, whose interrupt it keeps).
+     *
+     * @throws IllegalStateException if the allocator is closed
      */
     public void trim() {
         if (closed) throw closedException();
         caches.trim();
     }
 
-    /** A snapshot of this allocator's memory (see {@link MemoryStats}). */
+    /**
+     * A snapshot of this allocator's memory (see {@link MemoryStats}).
+     *
+     * @throws IllegalStateException if the allocator is closed
+     */
     public MemoryStats stats() {
         if (closed) throw closedException();
         long full = 0, part = 0, empty = 0;
@@ -244,6 +301,7 @@ public final class FloeAllocator implements AutoCloseable {
         return live;
     }
 
+    /** How the region is backed: {@link RegionMode#MAPPED} or {@link RegionMode#ARENA_CHUNKS} (never AUTO). */
     public RegionMode mode() {
         return region.mode();
     }
@@ -262,14 +320,19 @@ public final class FloeAllocator implements AutoCloseable {
         return recarve;
     }
 
+    /** Whether {@link #close()} was called. */
     public boolean isClosed() {
         return closed;
     }
 
     /**
-     * Unmaps the region. Only call it when no thread can still use the allocator or any view of
-     * it; afterwards every method and every view fails with {@link IllegalStateException}.
-     * A second close fails the same way.
+     * Unmaps the region and unregisters the MBean. Only call it when no thread can still use the
+     * allocator or any view of it; afterwards {@link #allocate}, {@link #free},
+     * {@link #usableSize}, {@link #segment}, {@link #trim}, {@link #stats}, every view and every
+     * region accessor fail with {@link IllegalStateException} ({@link #blockSizeAt} and the
+     * configuration getters keep answering). A second close fails the same way.
+     *
+     * @throws IllegalStateException if the allocator is already closed
      */
     @Override
     public synchronized void close() {
@@ -339,28 +402,48 @@ public final class FloeAllocator implements AutoCloseable {
             return this;
         }
 
-        /** Cap on committed bytes; beyond it allocations throw {@link FloeOutOfMemoryException}. */
+        /**
+         * Cap on committed bytes; beyond it allocations throw {@link FloeOutOfMemoryException}
+         * (default: none). It must hold at least one superblock, else {@link #build()} throws
+         * {@link IllegalArgumentException}: no block of a size class could ever be allocated.
+         *
+         * @throws IllegalArgumentException if {@code bytes <= 0}
+         */
         public Builder budget(long bytes) {
             if (bytes <= 0) throw new IllegalArgumentException("budget must be positive: " + bytes);
             this.budget = bytes;
             return this;
         }
 
+        /**
+         * How the region is backed (default {@link RegionMode#AUTO}: {@link RegionMode#MAPPED} when
+         * native access is enabled on Linux, else {@link RegionMode#ARENA_CHUNKS}).
+         */
         public Builder mode(RegionMode mode) {
             this.mode = java.util.Objects.requireNonNull(mode);
             return this;
         }
 
-        /** Name used in the MBean and in messages (default {@code floe-N}). */
+        /**
+         * Name used in the MBean and in messages (default {@code floe-N}). If an MBean of that
+         * name is already registered (another open allocator with the same name), this allocator
+         * registers none and logs it at DEBUG on {@code dev.floe.memory}.
+         */
         public Builder name(String name) {
             this.name = java.util.Objects.requireNonNull(name);
             return this;
         }
 
-        /** Number of cache stripes, a power of two (default: four per core, at least 8). */
+        /**
+         * Number of cache stripes, a power of two up to {@value FloeAllocator#MAX_CACHE_STRIPES} (default: four
+         * per core, at least 8, at most 64). Each stripe takes about 26 KiB of heap.
+         *
+         * @throws IllegalArgumentException if {@code stripes} is not a power of two in [1, {@value FloeAllocator#MAX_CACHE_STRIPES}]
+         */
         public Builder cacheStripes(int stripes) {
-            if (stripes <= 0 || Integer.bitCount(stripes) != 1) {
-                throw new IllegalArgumentException("cache stripes must be a power of two: " + stripes);
+            if (stripes <= 0 || Integer.bitCount(stripes) != 1 || stripes > MAX_CACHE_STRIPES) {
+                throw new IllegalArgumentException("cache stripes must be a power of two in [1, "
+                        + MAX_CACHE_STRIPES + "]: " + stripes);
             }
             this.stripes = stripes;
             return this;
@@ -380,7 +463,8 @@ public final class FloeAllocator implements AutoCloseable {
 
         /**
          * Faults in the first {@code bytes} of the small-block area (superblocks are carved from
-         * its start) when the allocator is built, capped at the budget and at that area: the
+         * its start, the superblock after the reserved first one) when the allocator is built,
+         * capped at the budget and at that area: the
          * off-heap counterpart of {@code -XX:+AlwaysPreTouch}. Allocations there never wait for a
          * first-touch page fault (about 1.5 µs per 4 KiB page on a VM), and the process's RSS
          * includes those bytes from the start. Superblocks released later still go back to the
@@ -400,6 +484,14 @@ public final class FloeAllocator implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Reserves the region and opens the allocator.
+         *
+         * @throws IllegalArgumentException if the superblock size, the region size or the budget
+         *                                  is out of range (see their setters), or the release
+         *                                  method needs a mode this JVM cannot give
+         * @throws NativeMemoryException    if the address space cannot be reserved ({@code mmap})
+         */
         public FloeAllocator build() {
             if (Long.bitCount(superblockSize) != 1 || superblockSize < (64 << 10) || superblockSize > (8 << 20)) {
                 throw new IllegalArgumentException("superblock size must be a power of two in [64 KiB, 8 MiB]: "
@@ -409,6 +501,10 @@ public final class FloeAllocator implements AutoCloseable {
                     || (regionSize >>> Long.numberOfTrailingZeros(superblockSize)) > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("region size must be a multiple of the superblock size, "
                         + "at least 8 superblocks and at most 2^31 of them: " + regionSize);
+            }
+            if (budget < superblockSize) {
+                throw new IllegalArgumentException("budget of " + budget + " bytes is below one superblock ("
+                        + superblockSize + " bytes): no block of a size class could ever be allocated");
             }
             return new FloeAllocator(this);
         }

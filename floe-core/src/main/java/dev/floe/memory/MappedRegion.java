@@ -195,11 +195,7 @@ final class MappedRegion extends Region {
 
     @Override
     public void release(long offset, long length) {
-        checkRange(offset, length);
-        if (((offset | length) & (Libc.PAGE_SIZE - 1)) != 0) {
-            throw new IllegalArgumentException("release range must be page aligned: "
-                    + offset + "+" + length);
-        }
+        checkReleaseRange(offset, length);
         if (!arena.scope().isAlive()) throw closed();
         Libc.dontNeed(segment.address() + offset, length);
     }

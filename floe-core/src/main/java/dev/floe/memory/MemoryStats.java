@@ -14,7 +14,9 @@ import java.util.List;
  * @param residentBytes      bytes of the region backed by physical memory right now (from
  *                           {@code mincore} in mapped mode; all chunk bytes in arena mode)
  * @param budgetBytes        the cap on committed bytes, or {@code Long.MAX_VALUE} for none
- * @param cachedBytes        bytes of free blocks held in the bounded thread caches
+ * @param cachedBytes        bytes of free blocks held in the bounded cache stripes (they keep
+ *                           their superblocks committed until {@link FloeAllocator#trim()}, a
+ *                           cache overflow, or an allocation that would exceed the budget)
  * @param superblocksFull    superblocks with no free block in them
  * @param superblocksPartial superblocks with some free blocks
  * @param superblocksEmpty   superblocks released to the OS, kept for reuse by their size class

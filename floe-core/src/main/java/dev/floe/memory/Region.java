@@ -51,10 +51,16 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     }
 
     /**
-     * Opens a region of {@code size} bytes of address space (a multiple of {@code alignment}).
+     * Opens a region of {@code size} bytes of address space (a multiple of {@code alignment}),
+     * whose start is aligned to {@code alignment}: a power of two of at least a page (4096 bytes).
      * {@link RegionMode#AUTO} picks {@code MAPPED} when this class's module has native access and
      * the OS is Linux, else {@code ARENA_CHUNKS}; the check happens before any restricted method is
      * touched.
+     *
+     * @throws IllegalArgumentException if {@code size} is not a positive multiple of
+     *                                  {@code alignment}, or {@code alignment} is not a power of
+     *                                  two of at least a page
+     * @throws NativeMemoryException    if a mapped region cannot be reserved
      */
     public static Region open(long size, long alignment, RegionMode mode) {
         return open(size, alignment, mode, ReleaseMethod.MADVISE);
@@ -65,10 +71,20 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      * {@code method}. {@link ReleaseMethod#SHARED_FRAME} needs the mode to resolve to
      * {@link RegionMode#MAPPED} (else {@link IllegalArgumentException}); its frame is one
      * {@code alignment} (superblock) long.
+     *
+     * @throws IllegalArgumentException as {@link #open(long, long, RegionMode)}, and for
+     *                                  SHARED_FRAME without a mapped region
+     * @throws NativeMemoryException    if a mapped region or its frame cannot be set up
      */
     public static Region open(long size, long alignment, RegionMode mode, ReleaseMethod method) {
+        java.util.Objects.requireNonNull(mode, "region mode");
         java.util.Objects.requireNonNull(method, "release method");
-        if (size <= 0 || alignment <= 0 || size % alignment != 0) {
+        // the mapping's start is rounded up to the alignment with a mask, and the rest unmapped by pages
+        if (Long.bitCount(alignment) != 1 || alignment < Libc.PAGE_SIZE) {
+            throw new IllegalArgumentException("region alignment " + alignment
+                    + " must be a power of two of at least a page (" + Libc.PAGE_SIZE + " bytes)");
+        }
+        if (size <= 0 || size % alignment != 0) {
             throw new IllegalArgumentException("region size " + size
                     + " must be a positive multiple of " + alignment);
         }
@@ -98,9 +114,14 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
         return size;
     }
 
+    /** How this region is backed: {@link RegionMode#MAPPED} or {@link RegionMode#ARENA_CHUNKS}. */
     public abstract RegionMode mode();
 
-    /** A view of {@code [offset, offset+length)}, bounded to exactly that range. */
+    /**
+     * A view of {@code [offset, offset+length)}, bounded to exactly that range; it dies with the
+     * region. Out of the region (or, chunked, in a part never committed):
+     * {@link IndexOutOfBoundsException}; after {@link #close}: {@link IllegalStateException}.
+     */
     public abstract MemorySegment slice(long offset, long length);
 
     public abstract long getLongPlain(long offset);
@@ -128,10 +149,19 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
 
     /**
      * Gives the physical memory of {@code [offset, offset+length)} back: the range stays readable
-     * and reads return zeros. Offset and length must be page aligned. Mapped regions call
-     * {@code madvise(MADV_DONTNEED)} and report its failure with errno; chunked regions zero-fill.
+     * and reads return zeros. Offset and length must be page aligned (else
+     * {@link IllegalArgumentException}). Mapped regions call {@code madvise(MADV_DONTNEED)} and
+     * report its failure with errno ({@link NativeMemoryException}); chunked regions zero-fill.
      */
     public abstract void release(long offset, long length);
+
+    /** {@link #release}'s argument check: inside the region and page aligned. */
+    final void checkReleaseRange(long offset, long length) {
+        checkRange(offset, length);
+        if (((offset | length) & (Libc.PAGE_SIZE - 1)) != 0) {
+            throw new IllegalArgumentException("release range must be page aligned: " + offset + "+" + length);
+        }
+    }
 
     /** How {@link #releaseEmptySuperblock} gives memory back. */
     public ReleaseMethod releaseMethod() {
@@ -178,6 +208,7 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /** Whether {@code [a, b)} with {@code a < b} is one contiguous piece of memory. */
     abstract boolean contiguous(long a, long b);
 
+    /** Whether {@link #close} has not been called yet. */
     public abstract boolean isOpen();
 
     /**

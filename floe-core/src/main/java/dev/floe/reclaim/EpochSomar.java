@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 
 /**
  * Epoch-based reclamation (EBR, Fraser) adapted to SOMAR: the {@code floe-ebr} baseline of the
@@ -66,22 +67,37 @@ import dev.floe.memory.FloeAllocator;
  */
 public final class EpochSomar extends RetiringSomar {
 
+    /**
+     * EBR on {@code allocator} with Nova's {@link Nova#DEFAULT_BATCH}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     */
     public EpochSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per retire batch (one epoch advance per batch, as Nova's N) */
+    /**
+     * EBR on {@code allocator} with retire batches of {@code batch} deletes.
+     *
+     * @param batch deletes per retire batch (one epoch advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH}
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code batch} is out of range, or the region is larger
+     *                                  than safe pointers address
+     */
     public EpochSomar(FloeAllocator allocator, int batch) {
         super(allocator, "EpochSomar", batch, false);
     }
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         return pinned(ptr, reader, null, null, onFailure);
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         return pinned(ptr, null, writer, param, onFailure);
     }
 

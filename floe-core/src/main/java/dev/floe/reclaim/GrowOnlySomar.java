@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -28,6 +29,12 @@ public final class GrowOnlySomar implements Somar {
     private final SliceAccess access;
     private final LongAdder deleted = new LongAdder();
 
+    /**
+     * The grow-only baseline on {@code allocator}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     */
     public GrowOnlySomar(FloeAllocator allocator) {
         this.access = new SliceAccess(allocator, "GrowOnlySomar", false);
     }
@@ -39,6 +46,7 @@ public final class GrowOnlySomar implements Somar {
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
         return reader.read(access.readOnlyView(ptr, h));
@@ -46,6 +54,7 @@ public final class GrowOnlySomar implements Somar {
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
         return writer.write(access.view(ptr, h), param);
@@ -60,6 +69,7 @@ public final class GrowOnlySomar implements Somar {
 
     @Override
     public <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
+        Objects.requireNonNull(writer, "writer");
         long h = access.liveHeaderPlain(ptr);
         if (h == 0) throw new DeletedSliceException(ptr);
         return writer.write(access.view(ptr, h), param);
@@ -90,6 +100,7 @@ public final class GrowOnlySomar implements Somar {
         return deleted.sum();
     }
 
+    /** The allocator the slices come from. */
     public FloeAllocator allocator() {
         return access.allocator;
     }

@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 
 /**
  * Hazard Eras (Ramalhete and Correia, SPAA 2017) adapted to SOMAR: the {@code floe-he} baseline
@@ -70,22 +71,37 @@ import dev.floe.memory.FloeAllocator;
  * drain of a batch of deletes), so it is lock-free; the rest is as in {@link EpochSomar}.
  */
 public final class HazardErasSomar extends RetiringSomar {
+    /**
+     * Hazard eras on {@code allocator} with Nova's {@link Nova#DEFAULT_BATCH}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     */
     public HazardErasSomar(FloeAllocator allocator) {
         this(allocator, Nova.DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per retire batch (one era advance per batch, as Nova's N) */
+    /**
+     * Hazard eras on {@code allocator} with retire batches of {@code batch} deletes.
+     *
+     * @param batch deletes per retire batch (one era advance per batch, as Nova's N), 1 to {@link Nova#MAX_BATCH}
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code batch} is out of range, or the region is larger
+     *                                  than safe pointers address
+     */
     public HazardErasSomar(FloeAllocator allocator, int batch) {
         super(allocator, "HazardErasSomar", batch, false);
     }
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         return protectedAccess(ptr, reader, null, null, onFailure);
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         return protectedAccess(ptr, null, writer, param, onFailure);
     }
 

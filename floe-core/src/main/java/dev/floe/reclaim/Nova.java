@@ -5,6 +5,7 @@ import dev.floe.memory.SizeClasses;
 import dev.floe.memory.Region;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * Nova: SOMAR with optimistic reads, hazard-slot writes and era-based release lists (Nova paper,
@@ -14,11 +15,13 @@ import java.lang.invoke.VarHandle;
  * A slice is a block from the {@link FloeAllocator}: an 8-byte {@link SliceHeader} (version,
  * deleted bit, length) followed by the data. A {@link SafePointer} packs the header's offset,
  * the version and a deleted bit into one {@code long}. The allocator keeps block positions
- * stable (invariant 3) and never writes into freed blocks, so a stale pointer always lands on a
- * real header, or on zeros once the superblock was released (version 0 never matches). A slice
- * may own an <em>attached run</em> ({@link #allocateWithRun}): a large block whose offset follows
- * the slice's data and which is freed together with the slice, so payloads beyond the largest
- * slice keep their header (and so their validation) in a small block of stable position.
+ * stable (invariant 3) and never writes into freed blocks, and every size-class block of a
+ * Nova's allocator is a slice, so a stale pointer always lands on a real header, or on zeros
+ * once the superblock was released (version 0 never matches). A slice may own an <em>attached
+ * run</em> ({@link #allocateWithRun}): a large block (always a large run, never a size-class
+ * block) whose offset follows the slice's data and which is freed together with the slice, so
+ * payloads beyond the largest slice keep their header (and so their validation) in a small
+ * block of stable position.
  *
  * <p><b>Magic-number mode</b> (appendix B, {@code new Nova(allocator, batch, true)}): the header
  * grows to 16 bytes, a 64-bit random magic followed by the state word; allocation writes the
@@ -79,21 +82,51 @@ import java.lang.invoke.VarHandle;
 public final class Nova extends RetiringSomar {
     /** Default release-list batch: the paper retires after adding 1000 slices. */
     public static final int DEFAULT_BATCH = 1000;
-    /** Largest slice: a slice and its 8-byte header must fit the largest size-class block. */
+    /**
+     * Largest release-list batch (of Nova and the baselines): each instance keeps one array of
+     * {@code batch} references per retire stripe (four stripes per core, 8 to 64), allocated
+     * when it is built.
+     */
+    public static final int MAX_BATCH = 1 << 16;
+    /**
+     * Largest slice: a slice and its 8-byte header must fit the largest size-class block. In
+     * magic-number mode the header takes 16 bytes, so the largest slice is 8 bytes smaller:
+     * {@link #maxSlice()} gives the instance's.
+     */
     public static final long MAX_SLICE = SizeClasses.MAX_SMALL - 8;
 
 
+    /**
+     * Nova on {@code allocator} with the {@link #DEFAULT_BATCH}.
+     *
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if its region is larger than safe pointers address
+     *                                  ({@link SafePointer#MAX_OFFSET})
+     */
     public Nova(FloeAllocator allocator) {
         this(allocator, DEFAULT_BATCH);
     }
 
-    /** @param batch deletes per release-list batch (Nova's N: one era advance per batch) */
+    /**
+     * Nova on {@code allocator} with release-list batches of {@code batch} deletes.
+     *
+     * @param batch deletes per release-list batch (Nova's N: one era advance per batch), 1 to
+     *              {@link #MAX_BATCH}
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code batch} is out of range, or the region is larger
+     *                                  than safe pointers address
+     */
     public Nova(FloeAllocator allocator, int batch) {
         this(allocator, batch, false);
     }
 
     /**
-     * @param batch       deletes per release-list batch (Nova's N: one era advance per batch)
+     * Nova on {@code allocator}, with or without magic numbers. Without them the allocator must
+     * serve this layer alone: a block it hands to someone else holds bytes that a stale safe
+     * pointer to that position would take for a header.
+     *
+     * @param batch       deletes per release-list batch (Nova's N: one era advance per batch), 1
+     *                    to {@link #MAX_BATCH}
      * @param magicNumbers magic-number mode (Nova paper, appendix B): every header starts with a
      *                    64-bit random magic, zeroed when the slice is freed, and every access
      *                    checks it. A stale pointer into memory that no longer holds a Nova header
@@ -101,6 +134,9 @@ public final class Nova extends RetiringSomar {
      *                    {@link FloeAllocator.Builder#recarveEmptySuperblocks}, or a block now used
      *                    outside Nova) then fails unless 64 random bits and the version match by
      *                    chance. Costs 8 bytes per slice.
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code batch} is out of range, or the region is larger
+     *                                  than safe pointers address
      */
     public Nova(FloeAllocator allocator, int batch, boolean magicNumbers) {
         super(allocator, "Nova", batch, magicNumbers);
@@ -108,8 +144,11 @@ public final class Nova extends RetiringSomar {
 
     /**
      * Allocates a private slice of {@code length} data bytes that owns an <em>attached run</em>:
-     * an allocator block of {@code runBytes} (any size the allocator accepts, beyond the largest
-     * slice) that lives and dies with the slice. The slice is an ordinary Nova slice (read,
+     * an allocator block of at least {@code runBytes} (any size the allocator accepts; meant for
+     * payloads beyond the largest slice) that lives and dies with the slice. The run is always a
+     * large run of the allocator (a page multiple above {@link SizeClasses#MAX_SMALL} bytes, even
+     * for a smaller {@code runBytes}): never a size-class block, where a stale safe pointer could
+     * take its bytes for a slice header. The slice is an ordinary Nova slice (read,
      * write, delete, validate as usual); only the run's memory is elsewhere, so a structure that
      * keeps its own concurrency control in the slice can hold payloads of any size. The run's
      * offset is kept in the block after the slice's data, where no view of the slice reaches
@@ -152,13 +191,14 @@ public final class Nova extends RetiringSomar {
 
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
+        Objects.requireNonNull(reader, "reader");
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
         MemorySegment slice = access.stateAndData(ptr, h); // one segment for the data and the check
         R r;
         try {
             r = reader.read(SliceAccess.dataOf(slice));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // also Errors: garbage can make a reader allocate a huge array or recurse
             VarHandle.loadLoadFence();
             if (!access.unchangedIn(slice, ptr, h)) return onFailure; // it read a reused slice
             throw e;
@@ -169,6 +209,7 @@ public final class Nova extends RetiringSomar {
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
+        Objects.requireNonNull(writer, "writer");
         if (access.blockOf(ptr) == 0) return onFailure;
         int slot = slots.protect(SafePointer.headerOffset(ptr)); // CAS: claim + publish, full fence
         try {
@@ -274,12 +315,14 @@ public final class Nova extends RetiringSomar {
     }
 
     /**
-     * Ends an optimistic read begun with {@link #beginRead}: a load fence (the data loads before
-     * the re-check), then whether the slice was neither deleted nor reused since.
+     * Ends an optimistic read begun with {@link #beginRead} (or {@link #beginReadAny},
+     * {@link #beginReadOwned}): a load fence (the data loads before the re-check), then whether
+     * the slice was neither deleted nor reused since. A stamp of 0 (the pointer named no slice)
+     * never validates, and then no memory is touched.
      */
     public boolean validate(long ptr, long stamp) {
         VarHandle.loadLoadFence();
-        return access.unchanged(ptr, stamp);
+        return stamp != 0 && access.unchanged(ptr, stamp); // callers branch on 0 first: the JIT folds it
     }
 
     /** Length of the slice data described by a non-zero stamp. */
@@ -297,12 +340,19 @@ public final class Nova extends RetiringSomar {
         return access.headerBytes();
     }
 
-    /** A read-only view bounded to the slice data described by {@code stamp}. */
+    /**
+     * A read-only view bounded to the slice data described by {@code stamp}, a non-zero stamp
+     * from {@link #beginRead} (or its variants) of this pointer. Raw, like {@link #region()}: any
+     * other stamp gives a view of the length it encodes, inside the region but not the slice.
+     */
     public MemorySegment readView(long ptr, long stamp) {
         return access.readOnlyView(ptr, stamp);
     }
 
-    /** A writable view bounded to the slice data described by {@code stamp}. */
+    /**
+     * A writable view bounded to the slice data described by {@code stamp} (see
+     * {@link #readView}), for a slice the caller protects ({@link #protect}) or owns.
+     */
     public MemorySegment writeView(long ptr, long stamp) {
         return access.view(ptr, stamp);
     }
@@ -337,9 +387,14 @@ public final class Nova extends RetiringSomar {
         return slot;
     }
 
-    /** Ends a protection from {@link #protect} (release store). */
+    /**
+     * Ends a protection from {@link #protect} or {@link #protectOwned} (release store). The -1
+     * they return when they protected nothing is ignored, so a {@code finally} may call it either
+     * way. Any other value must be a slot this thread holds and has not yet unprotected: another
+     * thread's slot would lose its protection (its slice could then be freed under its writer).
+     */
     public void unprotect(int slot) {
-        slots.clear(slot);
+        if (slot >= 0) slots.clear(slot);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Objects;
 
 /**
  * What Nova and the epoch-style baselines share: slices through {@link SliceAccess}, deletes
@@ -28,6 +29,10 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
     private final EraLimbo.Release rule = this::release;
 
     RetiringSomar(FloeAllocator allocator, String scheme, int batch, boolean magicNumbers) {
+        if (batch <= 0 || batch > Nova.MAX_BATCH) {
+            throw new IllegalArgumentException(scheme + " batch " + batch + " is not in [1, " + Nova.MAX_BATCH
+                    + "]: each of the retire stripes keeps an array of that many references");
+        }
         this.access = new SliceAccess(allocator, scheme, magicNumbers);
         this.clock = access.clock;
         this.retired = new RetireBatches(batch, RetireBatches.defaultStripes(), this::drain);
@@ -54,6 +59,7 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
 
     @Override
     public final <P, R> R writePrivate(long ptr, SliceWriter<P, R> writer, P param) {
+        Objects.requireNonNull(writer, "writer");
         long h = access.liveHeaderPlain(ptr);
         if (h == 0) throw new DeletedSliceException(ptr);
         return writer.write(access.view(ptr, h), param);
@@ -103,6 +109,7 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
         return retired.waiting() + limbo.waiting();
     }
 
+    /** The allocator the slices come from. */
     public final FloeAllocator allocator() {
         return access.allocator;
     }

@@ -68,6 +68,7 @@ public final class SafePointer {
         return ptr & ~DELETED;
     }
 
+    /** The pointer's fields, for messages: {@code SafePointer[header=..., version=...(, deleted)]}. */
     public static String toString(long ptr) {
         return "SafePointer[header=" + headerOffset(ptr) + ", version=" + version(ptr)
                 + (isDeleted(ptr) ? ", deleted" : "") + "]";

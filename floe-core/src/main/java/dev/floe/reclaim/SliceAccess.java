@@ -8,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.WeakHashMap;
 
 /**
@@ -60,6 +61,8 @@ final class SliceAccess {
 
     /** @param scheme the scheme's name, for the error message when the region is too large */
     SliceAccess(FloeAllocator allocator, String scheme, boolean magicNumbers) {
+        Objects.requireNonNull(allocator, "allocator");
+        if (allocator.isClosed()) throw new IllegalStateException(scheme + " needs an open allocator; '" + allocator.name() + "' is closed");
         if (allocator.region().size() > SafePointer.MAX_OFFSET) {
             throw new IllegalArgumentException(scheme + " addresses regions up to "
                     + (SafePointer.MAX_OFFSET >>> 30) + " GiB; this one has "
@@ -73,6 +76,9 @@ final class SliceAccess {
         this.state = magicNumbers ? 8 : 0;
         this.headerBytes = magicNumbers ? 16 : 8;
     }
+
+    /** Smallest attached run: one byte beyond the largest size class, so always a large run. */
+    private static final long MIN_RUN = SizeClasses.MAX_SMALL + 1;
 
     /** Largest slice: the largest size-class block minus the header. */
     long maxSlice() {
@@ -113,6 +119,12 @@ final class SliceAccess {
      * {@code runBytes} first, then the slice's block with room for the run word after the data,
      * writes the run's offset there and publishes the header with the run bit. If the second
      * allocation fails the run is freed again: nothing is left allocated.
+     *
+     * <p>The run is always a large run of the allocator (at least {@link SizeClasses#MAX_SMALL}
+     * + 1 bytes), never a size-class block: a stale safe pointer whose block was reused as a run
+     * would otherwise take the run's first word, the user's bytes, for a header (invariant 2
+     * assumes every block start in the superblocks holds one) and read, write or delete through
+     * it. Large runs are never blocks to {@link FloeAllocator#blockSizeAt}.
      */
     long allocateWithRun(long length, long runBytes) {
         if (length < 0 || length > maxSlice() - 8) {
@@ -121,7 +133,7 @@ final class SliceAccess {
         if (runBytes <= 0 || runBytes > allocator.maxAllocation()) {
             throw new IllegalArgumentException("run of " + runBytes + " bytes is not in [1, " + allocator.maxAllocation() + "]");
         }
-        long run = allocator.allocate(runBytes);
+        long run = allocator.allocate(Math.max(runBytes, MIN_RUN));
         long hdr;
         try {
             hdr = allocator.allocate(length + 8 + headerBytes);

@@ -6,7 +6,9 @@ import java.lang.foreign.MemorySegment;
  * Reads a slice through a read-only view bounded to it. Under Nova the read is optimistic: the
  * slice may be deleted and reused while this runs, in which case the result is discarded (the
  * call fails), so a reader must tolerate seeing arbitrary bytes — it must not loop forever or
- * act on them outside its return value. Exceptions it throws on such bytes are discarded too.
+ * act on them outside its return value. Whatever it throws on such bytes (an exception, or an
+ * error such as {@link OutOfMemoryError} from an array sized by a garbage length) is discarded
+ * too; on a slice that stayed live it propagates.
  */
 @FunctionalInterface
 public interface SliceReader<R> {

@@ -7,7 +7,10 @@ import java.util.concurrent.TimeUnit;
  * thread that holds a cache stripe blocks on the region's monitor (held here by the main thread,
  * standing for any thread inside a synchronized {@link ChunkedRegion} method, such as a
  * {@code stats()} call or a chunk commit), and a second virtual thread calls {@code trim()}.
- * Prints {@code trim finished} if both complete, {@code stuck} otherwise.
+ * Prints {@code trim finished} if both complete, {@code stuck} otherwise. With
+ * {@code -Dfloe.test.interruptedTrimmer=true} the trimmer is interrupted before it calls
+ * {@code trim()} (an interrupted thread's park returns at once), and {@code interrupt kept} says
+ * that it still is afterwards.
  */
 public final class VirtualThreadTrimChildMain {
     private VirtualThreadTrimChildMain() {}
@@ -24,7 +27,12 @@ public final class VirtualThreadTrimChildMain {
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (allocator.getState() != Thread.State.BLOCKED && System.nanoTime() < until) Thread.sleep(1);
             System.out.println("allocator state while the region's monitor is held: " + allocator.getState());
-            trimmer = Thread.ofVirtual().name("vt-trim").start(a::trim);
+            boolean interrupted = Boolean.getBoolean("floe.test.interruptedTrimmer");
+            trimmer = Thread.ofVirtual().name("vt-trim").start(() -> {
+                if (interrupted) Thread.currentThread().interrupt();
+                a.trim();
+                if (interrupted && Thread.currentThread().isInterrupted()) System.out.println("interrupt kept");
+            });
             Thread.sleep(200);
         }
         allocator.join(5_000);
