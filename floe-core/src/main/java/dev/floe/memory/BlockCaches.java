@@ -139,20 +139,36 @@ final class BlockCaches {
                     LockSupport.parkNanos(pause);
                     pause = Math.min(pause * 2, 1_000_000);
                 }
-                try {
-                    for (int c = 0; c < SizeClasses.COUNT; c++) {
-                        int n = s.count(c);
-                        if (n > 0) {
-                            s.setCount(c, 0);
-                            heap.flush(s.blocks[c], 0, n);
-                        }
-                    }
-                } finally {
-                    s.unclaim();
-                }
+                flushClaimed(s);
             }
         } finally {
             if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Flushes every stripe no other call holds right now, skipping busy ones: what an allocation
+     * that ran out of budget does before its one retry, without waiting for anybody (so
+     * allocation stays lock-free; a busy stripe's blocks are in use by an active call anyway).
+     */
+    void flushIdle() {
+        for (CacheStripe s : stripes) {
+            if (s.tryClaim()) flushClaimed(s);
+        }
+    }
+
+    /** Gives every block cached in {@code s}, which the caller has claimed, back to the heap; unclaims it. */
+    private void flushClaimed(CacheStripe s) {
+        try {
+            for (int c = 0; c < SizeClasses.COUNT; c++) {
+                int n = s.count(c);
+                if (n > 0) {
+                    s.setCount(c, 0);
+                    heap.flush(s.blocks[c], 0, n);
+                }
+            }
+        } finally {
+            s.unclaim();
         }
     }
 

@@ -132,11 +132,12 @@ public final class FloeAllocator implements AutoCloseable {
 
     /**
      * The budget or address space ran out, but cached free blocks may hold superblocks that a
-     * flush would release (and give back to the budget): flush them and try once more.
+     * flush would release (and give back to the budget): flush the stripes no call holds now
+     * (never waiting, so allocation stays lock-free) and try once more.
      */
     private long takeAfterTrim(long size, FloeOutOfMemoryException e) {
         if (caches.cachedBytes() == 0) throw e;
-        caches.trim();
+        caches.flushIdle();
         return take(size);
     }
 
