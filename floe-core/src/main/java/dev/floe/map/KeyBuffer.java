@@ -43,7 +43,7 @@ final class KeyBuffer implements OakReadBuffer {
         T r;
         try {
             r = reader.apply(map.keys.view(p, stamp));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // also Errors: a reused slice's garbage can make user code allocate or recurse wildly
             if (nova.validate(p, stamp)) throw e;
             throw removed();
         }

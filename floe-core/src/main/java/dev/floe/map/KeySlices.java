@@ -21,6 +21,9 @@ import java.lang.foreign.MemorySegment;
  * are optimistic loads like the key bytes: a reused slice may give a garbage length or offset,
  * whose view lies inside the region or throws, and the validation that follows every read
  * rejects the result either way (the run is freed only with its slice: {@link Nova#allocateWithRun}).
+ * The comparator or deserializer running on such bytes may throw anything, Errors included (a
+ * garbage length can make it allocate a huge array): a throw from a read that then fails
+ * validation means "retry", one from a read that validates is the user's own and propagates.
  *
  * <p>A <em>probe</em> is what a search compares stored keys with: a user key object {@code K},
  * or a {@link KeyCopy} of a serialized key (used internally, e.g. to find a chunk by its minKey).
@@ -142,7 +145,7 @@ final class KeySlices<K> {
         int c;
         try {
             c = compareProbe(probe, view(keyPtr, stamp));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             if (nova.validate(keyPtr, stamp)) throw e;
             return RETRY;
         }
@@ -156,7 +159,7 @@ final class KeySlices<K> {
         KeyCopy copy;
         try {
             copy = KeyCopy.of(view(keyPtr, stamp), comparator);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             if (nova.validate(keyPtr, stamp)) throw e;
             return null;
         }
@@ -170,7 +173,7 @@ final class KeySlices<K> {
         K k;
         try {
             k = serializer.deserialize(view(keyPtr, stamp));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             if (nova.validate(keyPtr, stamp)) throw e;
             return null;
         }

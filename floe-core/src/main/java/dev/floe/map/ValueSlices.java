@@ -232,7 +232,7 @@ final class ValueSlices {
             Object r;
             try {
                 r = reader.apply(region.slice(valueAt(at, lw), length(lw)).asReadOnly());
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // also Errors: a torn or foreign value can make user code allocate or recurse wildly
                 if (stable(ptr, st, at, lw)) throw e; // the user's own failure on a stable value
                 continue;                            // it read a torn or foreign value: again
             }
