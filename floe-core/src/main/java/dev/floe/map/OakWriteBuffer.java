@@ -49,13 +49,18 @@ public final class OakWriteBuffer {
     /**
      * A writable view of the value's bytes, valid until the function returns or resizes; using it
      * later throws {@link IllegalStateException} (when native access is enabled, as Floe's launcher
-     * and manifest do).
+     * and manifest do, and the allocator's region is {@code MAPPED}; otherwise the view is a plain
+     * slice of the region, which a misuse after the function can still write through). A view
+     * never reaches unmapped memory, even if the map closes while the function runs
+     * ({@link dev.floe.memory.Region#scopedView}).
      */
     public MemorySegment segment() {
         check();
         if (!SCOPED_VIEWS) return raw(); // documented: then a kept view stays usable (misuse)
         if (viewScope == null) viewScope = Arena.ofConfined();
-        return raw().reinterpret(viewScope, null);
+        // scopedView, not a bare reinterpret: the view belongs to viewScope, and if the map (with
+        // its own allocator) closes meanwhile, the region stays mapped for it until viewScope closes
+        return map.values.region.scopedView(raw(), viewScope);
     }
 
     /**

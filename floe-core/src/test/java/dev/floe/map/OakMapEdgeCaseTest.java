@@ -585,6 +585,34 @@ class OakMapEdgeCaseTest {
         }
     }
 
+    /**
+     * A map with its own allocator closed by another thread while a compute function holds a
+     * view of the value (a race the map's close allows): the view keeps working on memory that
+     * is still mapped (reading zeros once the close gave the pages back), and the compute then
+     * fails with IllegalStateException. With a bare re-scoped view the write below reached the
+     * unmapped region and the JVM died.
+     */
+    @Test
+    void aWriteViewSurvivesTheMapClosingUnderIt() throws Exception {
+        OakMap<Long, byte[]> m = OakMap.builder(OakCodecs.LONG, OakCodecs.BYTES, OakCodecs.LONG).budget(8 << 20).build();
+        m.put(1L, new byte[64]);
+        AtomicReference<Long> seen = new AtomicReference<>();
+        assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(1L, w -> {
+            MemorySegment v = w.segment();
+            Thread closer = new Thread(m::close);
+            closer.start();
+            try {
+                closer.join(10_000);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            assertTrue(m.isClosed(), "the close did not wait for the compute");
+            v.set(ValueLayout.JAVA_LONG, 8, 7L);
+            seen.set(v.get(ValueLayout.JAVA_LONG, 8));
+        }));
+        assertEquals(7L, seen.get(), "the view still worked after the close");
+    }
+
     // ---- iterators -------------------------------------------------------------------------------
 
     /** Iterator details of the skip list: forEachRemaining then remove, next past the end, toArray of views. */
