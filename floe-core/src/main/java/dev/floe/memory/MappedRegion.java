@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * aligned to the superblock size. Pages are touched lazily; {@link #release} is
  * {@code madvise(MADV_DONTNEED)}, after which the range reads as zeros (readable after free).
  *
- * <h2>Scoped views and the unmapping</h2>
+ * <h2>Scoped views, system calls and the unmapping</h2>
  * A {@link #scopedView} belongs to an arena of its own, which the JDK does not tie to this
  * region's arena: if closing the region unmapped the range while such a view lived, the view's
  * next access would fault and kill the JVM. So {@link #views} counts the scoped views alive,
@@ -24,7 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * gives the resident pages back ({@code MADV_DONTNEED}, only if views are alive), then drops out
  * like a view. Whoever's decrement leaves exactly {@code CLOSED} (closed, no holder) unmaps: the
  * count only falls once {@code CLOSED} is set and no view can be made any more, so exactly one
- * decrement does, after the last access through any view, and never under the madvise.
+ * decrement does, after the last access through any view, and never under the madvise. Every
+ * system call on the range ({@code madvise}, {@code mmap(MAP_FIXED)}, {@code mincore}) holds it
+ * the same way ({@link #hold}): a free that releases a superblock while another thread closes
+ * the allocator can no longer reach a range unmapped, or mapped by someone else, since its check.
  */
 @SuppressWarnings("restricted") // restricted FFM calls are this class's purpose; callers check native access
 final class MappedRegion extends Region {
@@ -91,17 +94,35 @@ final class MappedRegion extends Region {
                 || slice.address() - base > size() - slice.byteSize()) {
             throw new IllegalArgumentException("not a slice of this region: " + slice);
         }
+        hold();
+        try {
+            return slice.reinterpret(arena, ignored -> unhold());
+        } catch (RuntimeException | Error e) {
+            unhold();
+            throw e;
+        }
+    }
+
+    /**
+     * Counts the caller as one more holder of the range, as a scoped view is (class comment):
+     * until {@link #unhold} the range stays mapped, even if the region closes meanwhile. Also
+     * taken around every system call on the range, so that a call racing the close can never
+     * reach an unmapped range, or one that another mapping took over since (an {@code madvise}
+     * there would zero its pages, an {@code mmap(MAP_FIXED)} replace them).
+     *
+     * @throws IllegalStateException if the region is closed
+     */
+    private void hold() {
         long v;
         do {
             v = views.get();
-            if ((v & CLOSED) != 0 || !this.arena.scope().isAlive()) throw closed();
+            if ((v & CLOSED) != 0 || !arena.scope().isAlive()) throw closed();
         } while (!views.compareAndSet(v, v + 1));
-        try {
-            return slice.reinterpret(arena, ignored -> viewGone(views, base, size(), frame));
-        } catch (RuntimeException | Error e) {
-            viewGone(views, base, size(), frame);
-            throw e;
-        }
+    }
+
+    /** Ends a {@link #hold}; the last holder after the close unmaps. */
+    private void unhold() {
+        viewGone(views, segment.address(), size(), frame);
     }
 
     @Override
@@ -125,8 +146,12 @@ final class MappedRegion extends Region {
             throw new IllegalArgumentException("a superblock release must cover one aligned superblock: "
                     + offset + "+" + length);
         }
-        if (!arena.scope().isAlive()) throw closed();
-        Libc.remapFixed(segment.address() + offset, length, frame);
+        hold();
+        try {
+            Libc.remapFixed(segment.address() + offset, length, frame);
+        } finally {
+            unhold();
+        }
     }
 
     /** {@link ReleaseMethod#SHARED_FRAME}: fresh private anonymous pages in place of the frame. */
@@ -134,8 +159,12 @@ final class MappedRegion extends Region {
     void reuseEmptySuperblock(long offset, long length) {
         checkRange(offset, length);
         if (method != ReleaseMethod.SHARED_FRAME) return;
-        if (!arena.scope().isAlive()) throw closed();
-        Libc.remapFixed(segment.address() + offset, length, -1);
+        hold();
+        try {
+            Libc.remapFixed(segment.address() + offset, length, -1);
+        } finally {
+            unhold();
+        }
     }
 
     @Override
@@ -196,15 +225,23 @@ final class MappedRegion extends Region {
     @Override
     public void release(long offset, long length) {
         checkReleaseRange(offset, length);
-        if (!arena.scope().isAlive()) throw closed();
-        Libc.dontNeed(segment.address() + offset, length);
+        hold();
+        try {
+            Libc.dontNeed(segment.address() + offset, length);
+        } finally {
+            unhold();
+        }
     }
 
     @Override
     public long residentBytes(long from, long to) {
         checkRange(from, to - from);
-        if (!arena.scope().isAlive()) throw closed();
-        return Libc.residentPages(segment.address() + from, to - from) * Libc.PAGE_SIZE;
+        hold();
+        try {
+            return Libc.residentPages(segment.address() + from, to - from) * Libc.PAGE_SIZE;
+        } finally {
+            unhold();
+        }
     }
 
     @Override
