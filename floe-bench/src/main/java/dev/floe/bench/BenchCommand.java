@@ -31,6 +31,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
@@ -57,7 +58,10 @@ import java.util.stream.Collectors;
         footer = {"", "Examples:", "  ./floe bench", "  ./floe bench alloc --impl floe-alloc,malloc --threads 1 --json alloc.json",
                 "  ./floe bench --compare floe-report-before/results.json",
                 "  ./floe bench --compare old.json --against new.json",
-                "", "The command line and the JSON format are fixed in BENCHMARKS.md."})
+                "", "A suite refuses options it cannot honour (manual: --duration, --warmup;",
+                "defrag: --threads other than 1); the main job uses its defaults instead.",
+                "Exit code 1: a run failed; 2: a bad command line or results file.",
+                "The command line and the JSON format are fixed in BENCHMARKS.md."})
 public final class BenchCommand implements Callable<Integer> {
 
     /** Report folder of the main job when {@code --out} is not given. */
@@ -95,7 +99,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", paramLabel = "SEC", description = "Warm-up seconds per implementation and cell.")
     private Double warmup;
 
-    @Option(names = "--runs", paramLabel = "N", description = "Runs per implementation and cell (median; default 3).")
+    @Option(names = "--runs", paramLabel = "N", description = "Runs per implementation and cell (median; default 3, lockfree --full: 5).")
     private Integer runs;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON report to FILE.")
@@ -136,6 +140,7 @@ public final class BenchCommand implements Callable<Integer> {
         RunData old = compare == null ? null : readResults(compare, "--compare");
 
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        refuseEntrySizesOutsideMap();
         try {
             dev.floe.bench.map.MapSuite.entrySizes(keyBytes, valueBytes);
         } catch (IllegalArgumentException e) {
@@ -185,6 +190,11 @@ public final class BenchCommand implements Callable<Integer> {
     /** {@code --compare OLD.json --against NEW.json}: the deltas between two files, nothing run. */
     private int compareFiles(PrintWriter stdout) {
         if (compare == null) throw new ParameterException(spec.commandLine(), "--against NEW.json needs --compare OLD.json");
+        List<String> runOptions = runOptionsGiven();
+        if (!runOptions.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--against compares two files and runs nothing: "
+                    + String.join(", ", runOptions) + " would have no effect");
+        }
         RunData before = readResults(compare, "--compare");
         RunData after = readResults(against, "--against");
         if (suite != null) {
@@ -197,6 +207,21 @@ public final class BenchCommand implements Callable<Integer> {
         stdout.print(CompareReport.render(before, after, compare.toString(), against.toString()));
         stdout.flush();
         return 0;
+    }
+
+    /** The options that shape or save a run, which {@code --against} (nothing runs) cannot honour. */
+    private List<String> runOptionsGiven() {
+        List<String> given = new ArrayList<>();
+        if (modeChoice != null) given.add(modeChoice.full ? "--full" : "--quick");
+        if (impls != null) given.add("--impl");
+        if (threads != null) given.add("--threads");
+        if (duration != null) given.add("--duration");
+        if (warmup != null) given.add("--warmup");
+        if (runs != null) given.add("--runs");
+        if (json != null) given.add("--json");
+        if (out != null) given.add("--out");
+        given.addAll(entrySizeOptionsGiven());
+        return given;
     }
 
     private RunData readResults(Path file, String option) {
@@ -251,13 +276,41 @@ public final class BenchCommand implements Callable<Integer> {
         }
         for (Suite s : SuiteRegistry.all()) {
             if (impls == null) {
-                plan.add(new Planned(s, resolve(s, options)));
+                plan.add(new Planned(s, resolve(s, usableBy(s, options))));
             } else {
                 List<String> own = impls.stream().filter(s.impls()::contains).toList();
-                if (!own.isEmpty()) plan.add(new Planned(s, resolve(s, options.withImpls(own))));
+                if (!own.isEmpty()) plan.add(new Planned(s, resolve(s, usableBy(s, options.withImpls(own)))));
             }
         }
         return plan;
+    }
+
+    /**
+     * In the main job, the options without those a suite cannot honour, which take that suite's
+     * defaults instead; a note on standard error names each.
+     */
+    private static BenchOptions usableBy(Suite s, BenchOptions options) {
+        Map<String, String> unusable = s.unusableOptions(options);
+        unusable.forEach((option, reason) -> System.err.println("floe bench: note: " + s.name() + " runs without "
+                + option + " (" + reason + ")"));
+        return options.without(unusable.keySet());
+    }
+
+    /** {@code --key-bytes} / {@code --value-bytes} belong to the map suite: refused for a run of another suite alone. */
+    private void refuseEntrySizesOutsideMap() {
+        if (suite == null || suite.equals("map")) return;
+        List<String> given = entrySizeOptionsGiven();
+        if (!given.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), String.join(" and ", given)
+                    + ": options of the map suite only, not of " + suite);
+        }
+    }
+
+    private List<String> entrySizeOptionsGiven() {
+        List<String> given = new ArrayList<>();
+        if (keyBytes != null) given.add("--key-bytes");
+        if (valueBytes != null) given.add("--value-bytes");
+        return given;
     }
 
     private Mode mode() {

@@ -5,6 +5,8 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,12 +16,20 @@ class BenchCommandTest {
 
     private record Outcome(int code, String err) {}
 
-    private static Outcome run(String... args) {
+    /** Options that keep a run tiny should a refusal under test regress and the command run. */
+    private static final String[] TINY = {"--threads", "1", "--runs", "1", "--duration", "0.05", "--warmup", "0"};
+
+    private static Outcome run(Object... args) {
+        List<String> flat = new ArrayList<>();
+        for (Object a : args) {
+            if (a instanceof String[] many) flat.addAll(List.of(many));
+            else flat.add((String) a);
+        }
         StringWriter err = new StringWriter();
         CommandLine cli = new CommandLine(new FloeCli());
         cli.setErr(new PrintWriter(err));
         cli.setOut(new PrintWriter(new StringWriter()));
-        return new Outcome(cli.execute(args), err.toString());
+        return new Outcome(cli.execute(flat.toArray(String[]::new)), err.toString());
     }
 
     @Test
@@ -56,5 +66,39 @@ class BenchCommandTest {
         o = run("bench", "map", "--value-bytes", "2000000");
         assertEquals(2, o.code());
         assertTrue(o.err().contains("--value-bytes"), o.err());
+    }
+
+    @Test
+    void entrySizesAreRefusedForASuiteThatHasNoEntries() {
+        Outcome o = run("bench", "alloc", "--key-bytes", "50", "--impl", "malloc", TINY);
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--key-bytes") && o.err().contains("map suite only"), o.err());
+    }
+
+    @Test
+    void optionsASuiteWouldIgnoreAreRefusedForThatSuite() {
+        Outcome o = run("bench", "manual", "--duration", "0.05", "--impl", "gc-g1", "--threads", "1", "--runs", "1");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("suite manual does not take --duration"), o.err());
+        o = run("bench", "defrag", "--threads", "2", "--impl", "nova-fixed", "--runs", "1", "--duration", "0.05",
+                "--warmup", "0");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("suite defrag does not take --threads"), o.err());
+    }
+
+    @Test
+    void infiniteDurationIsRefused() {
+        Outcome o = run("bench", "alloc", "--duration", "Infinity", "--impl", "malloc", "--threads", "1", "--runs", "1",
+                "--warmup", "0");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--duration"), o.err());
+    }
+
+    @Test
+    void comparingTwoFilesRefusesOptionsThatOnlyARunUses() {
+        Outcome o = run("bench", "--compare", "old.json", "--against", "new.json", "--json", "x.json", "--runs", "5");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--against compares two files and runs nothing")
+                && o.err().contains("--json") && o.err().contains("--runs"), o.err());
     }
 }

@@ -1,5 +1,6 @@
 package dev.floe.bench.defrag;
 
+import dev.floe.bench.harness.BenchOptions;
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.Isolation;
@@ -107,6 +108,13 @@ public final class DefragSuite implements Suite {
         m.put("isolation", "one worker JVM per implementation, runs interleaved, fresh allocator per run");
         m.put("runs", s.runs());
         return m;
+    }
+
+    /** The LRU churn has one application thread; --threads 1 is the only thread count it takes. */
+    @Override
+    public Map<String, String> unusableOptions(BenchOptions given) {
+        if (given.threads() == null || given.threads().stream().allMatch(t -> t == 1)) return Map.of();
+        return Map.of("--threads", LRU_CHURN + " runs one application thread (plus the service's)");
     }
 
     @Override

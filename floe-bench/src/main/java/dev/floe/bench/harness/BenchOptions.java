@@ -26,6 +26,15 @@ public record BenchOptions(Mode mode, List<String> impls, List<Integer> threads,
         return mode == null ? Mode.QUICK : mode;
     }
 
+    /**
+     * The same options without the named ones ({@code --duration}, {@code --warmup},
+     * {@code --threads}), which then take the suite's defaults.
+     */
+    public BenchOptions without(java.util.Set<String> names) {
+        return new BenchOptions(mode, impls, names.contains("--threads") ? null : threads,
+                names.contains("--duration") ? null : duration, names.contains("--warmup") ? null : warmup, runs);
+    }
+
     /** The same options with another implementation list. */
     public BenchOptions withImpls(List<String> newImpls) {
         return new BenchOptions(mode, newImpls, threads, duration, warmup, runs);

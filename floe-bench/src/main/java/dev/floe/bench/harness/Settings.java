@@ -17,8 +17,12 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
     public Settings {
         threads = List.copyOf(threads);
         impls = List.copyOf(impls);
-        if (!(durationSeconds > 0)) throw new IllegalArgumentException("--duration must be positive: " + durationSeconds);
-        if (!(warmupSeconds >= 0)) throw new IllegalArgumentException("--warmup must not be negative: " + warmupSeconds);
+        if (!(durationSeconds > 0) || Double.isInfinite(durationSeconds)) {
+            throw new IllegalArgumentException("--duration must be a positive number of seconds: " + durationSeconds);
+        }
+        if (!(warmupSeconds >= 0) || Double.isInfinite(warmupSeconds)) {
+            throw new IllegalArgumentException("--warmup must be a number of seconds, 0 or more: " + warmupSeconds);
+        }
         if (runs < 1) throw new IllegalArgumentException("--runs must be at least 1: " + runs);
         if (threads.isEmpty()) throw new IllegalArgumentException("--threads needs at least one value");
         for (int t : threads) {
@@ -30,10 +34,17 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
     /**
      * The suite's defaults for the options' mode, overridden by the given options.
      *
-     * @throws IllegalArgumentException for an implementation the suite does not have, or an
-     *                                  out-of-range value
+     * @throws IllegalArgumentException for an implementation the suite does not have, an
+     *                                  out-of-range value, or an option the suite cannot honour
+     *                                  ({@link Suite#unusableOptions})
      */
     public static Settings resolve(Suite suite, BenchOptions o) {
+        Map<String, String> unusable = suite.unusableOptions(o);
+        if (!unusable.isEmpty()) {
+            List<String> why = new ArrayList<>();
+            unusable.forEach((option, reason) -> why.add("suite " + suite.name() + " does not take " + option + ": " + reason));
+            throw new IllegalArgumentException(String.join("; ", why));
+        }
         Settings d = suite.defaults(o.modeOrQuick());
         List<String> impls = d.impls();
         if (o.impls() != null) {

@@ -15,25 +15,30 @@ public final class Stats {
 
     private Stats() {}
 
-    /** The median; the mean of the two middle values for an even count. */
+    /**
+     * The median of the defined values; the mean of the two middle ones for an even count. NaN
+     * (a value a run could not define, such as the ratio of two runs that both did nothing) is
+     * left out rather than sorted above every number; NaN if no value is defined.
+     */
     public static double median(double[] values) {
         if (values.length == 0) throw new IllegalArgumentException("median of no values");
-        double[] v = values.clone();
+        double[] v = defined(values);
+        if (v.length == 0) return Double.NaN;
         Arrays.sort(v);
         int mid = v.length / 2;
         return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
     }
 
-    /** Median, min and max of a series. */
+    /** Median, min and max of a series' defined values (see {@link #median}); all NaN if none is. */
     public static Summary summarize(double[] values) {
         if (values.length == 0) throw new IllegalArgumentException("summary of no values");
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        for (double x : values) {
-            min = Math.min(min, x);
-            max = Math.max(max, x);
-        }
-        return new Summary(median(values), min, max);
+        double[] v = defined(values);
+        if (v.length == 0) return new Summary(Double.NaN, Double.NaN, Double.NaN);
+        return new Summary(median(v), Arrays.stream(v).min().orElseThrow(), Arrays.stream(v).max().orElseThrow());
+    }
+
+    private static double[] defined(double[] values) {
+        return Arrays.stream(values).filter(x -> !Double.isNaN(x)).toArray();
     }
 
     /**

@@ -33,6 +33,16 @@ public interface Suite {
     /** The suite-specific part of the JSON {@code config} object (sizes, counts, notes). */
     Map<String, Object> config(Settings settings);
 
+    /**
+     * The common options, as given, that this suite cannot honour, by option name
+     * ({@code --duration}, {@code --warmup}, {@code --threads}) with the reason; none by default.
+     * A run of this suite alone is refused with them ({@link Settings#resolve}); the main job
+     * leaves them out for this suite and says so.
+     */
+    default Map<String, String> unusableOptions(BenchOptions given) {
+        return Map.of();
+    }
+
     /** The cells to measure, in report order. */
     List<Cell> cells(Settings settings);
 

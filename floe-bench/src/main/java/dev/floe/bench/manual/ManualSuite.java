@@ -1,5 +1,6 @@
 package dev.floe.bench.manual;
 
+import dev.floe.bench.harness.BenchOptions;
 import dev.floe.bench.harness.Cell;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.GcTotals;
@@ -109,7 +110,7 @@ public final class ManualSuite implements Suite {
                 + " s at most, at least one round), System.gc(), a wait until RSS stops falling (G1 uncommits concurrently), peak RSS reset "
                 + "(/proc/self/clear_refs), then the measured run: time to "
                 + "completion of all requests, peak RSS since the reset, GC pauses during it; --duration and --warmup are "
-                + "not used");
+                + "refused (config.duration_s and warmup_s are placeholders)");
         Map<String, Object> jvm = new LinkedHashMap<>();
         for (String impl : s.impls()) jvm.put(impl, String.join(" ", CacheImpl.byLabel(impl).jvmArgs(z)));
         m.put("jvm_args", jvm);
@@ -118,6 +119,15 @@ public final class ManualSuite implements Suite {
                 + "on miss; both box the request's key once and use that key object for the lookup, the put and the "
                 + "removals, read 8 bytes of the payload "
                 + "and check them; expired entries removed on access and by a scan every half expiration period");
+        return m;
+    }
+
+    /** A run is the time to completion of a fixed number of requests after a JIT-quiet warm-up. */
+    @Override
+    public Map<String, String> unusableOptions(BenchOptions given) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (given.duration() != null) m.put("--duration", "a run times a fixed number of requests to completion");
+        if (given.warmup() != null) m.put("--warmup", "a run warms up until the JIT is quiet, within fixed bounds");
         return m;
     }
 

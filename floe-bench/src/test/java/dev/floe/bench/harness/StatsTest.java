@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StatsTest {
 
@@ -65,5 +66,28 @@ class StatsTest {
     void unpairedRunsAreRefused() {
         assertThrows(IllegalArgumentException.class,
                 () -> Stats.pairRatios(new double[] {1, 2}, new double[] {1}, Metric.OPS_PER_S));
+    }
+
+    @Test
+    void undefinedValuesAreLeftOutOfTheMedianNotSortedAboveEveryNumber() {
+        assertEquals(1.5, Stats.median(new double[] {Double.NaN, 1, 2}));
+        assertTrue(Double.isNaN(Stats.median(new double[] {Double.NaN, Double.NaN})));
+    }
+
+    @Test
+    void aPairOfRunsThatBothDidNothingDoesNotBiasTheMedianRatio() {
+        // pairs: 0/0 (undefined), 2/1, 3/1 -> median of 2 and 3
+        assertEquals(2.5, Stats.medianRatio(new double[] {0, 2, 3}, new double[] {0, 1, 1}, Metric.OPS_PER_S));
+    }
+
+    @Test
+    void summaryOfASeriesWithAnUndefinedRunUsesTheOthers() {
+        assertEquals(new Summary(3, 2, 4), Stats.summarize(new double[] {Double.NaN, 4, 2}));
+    }
+
+    @Test
+    void anUndefinedSummaryIsWrittenAsNullNotZero() {
+        Summary none = Stats.summarize(new double[] {Double.NaN});
+        assertEquals("{\"median\":null,\"min\":null,\"max\":null}", Json.compact(none.toJson()));
     }
 }
