@@ -131,7 +131,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** A suite with the settings it will run with. */
-    private record Planned(Suite suite, Settings settings) {}
+    record Planned(Suite suite, Settings settings) {}
 
     @Override
     public Integer call() throws IOException {
@@ -149,18 +149,9 @@ public final class BenchCommand implements Callable<Integer> {
         List<Planned> plan = plan(new BenchOptions(mode(), impls, threads, duration, warmup, runs));
 
         SuiteRunner runner = new SuiteRunner(Progress.forConsole());
-        List<SuiteReport> reports = new ArrayList<>();
-        try {
-            for (Planned p : plan) {
-                SuiteReport r = runner.run(p.suite(), p.settings());
-                reports.add(r);
-                stdout.print(ConsoleReport.render(r, p.suite().description()));
-                stdout.flush();
-            }
-        } catch (BenchmarkException e) {
-            System.err.println("floe bench: " + e.getMessage());
-            return 1;
-        }
+        List<String> failed = new ArrayList<>();
+        List<SuiteReport> reports = runSuites(plan, runner::run, stdout, failed);
+        if (reports.isEmpty()) return 1;
 
         Report report = new Report(BuildInfo.version(), BuildInfo.gitCommit(), started, Machine.current(), reports);
         RunData run = RunData.of(report.toJson());
@@ -184,7 +175,38 @@ public final class BenchCommand implements Callable<Integer> {
             stdout.print(CompareReport.render(old.only(ran), run, compare.toString(), "this run"));
         }
         stdout.flush();
+        if (!failed.isEmpty()) {
+            System.err.println("floe bench: failed, not in the report: " + String.join(", ", failed));
+            return 1;
+        }
         return 0;
+    }
+
+    /** How a planned suite is run (the {@link SuiteRunner}; a stand-in in tests). */
+    @FunctionalInterface
+    interface SuiteRun {
+        SuiteReport run(Suite suite, Settings settings) throws BenchmarkException;
+    }
+
+    /**
+     * Runs the planned suites in order and prints each one's summary. A suite that fails is
+     * named on standard error and in {@code failed}, and the others still run: the main job's
+     * report then holds every suite that finished (the command exits 1), instead of none.
+     */
+    static List<SuiteReport> runSuites(List<Planned> plan, SuiteRun run, PrintWriter stdout, List<String> failed) {
+        List<SuiteReport> reports = new ArrayList<>();
+        for (Planned p : plan) {
+            try {
+                SuiteReport r = run.run(p.suite(), p.settings());
+                reports.add(r);
+                stdout.print(ConsoleReport.render(r, p.suite().description()));
+            } catch (BenchmarkException e) {
+                System.err.println("floe bench: " + p.suite().name() + " failed: " + e.getMessage());
+                failed.add(p.suite().name());
+            }
+            stdout.flush();
+        }
+        return reports;
     }
 
     /** {@code --compare OLD.json --against NEW.json}: the deltas between two files, nothing run. */
