@@ -32,8 +32,7 @@ class ScopedViewTest {
 
     @Test
     void aViewOutlivesTheRegionsCloseReadingZerosAndTheRangeIsUnmappedWhenItsArenaCloses() throws IOException {
-        Region r = Region.open(REGION, SUPERBLOCK, RegionMode.MAPPED);
-        r.commit(0, SUPERBLOCK);
+        Region r = openMapped();
         long base = r.slice(0, 1).address();
         r.slice(0, 64).set(ValueLayout.JAVA_LONG, 8, 42L);
         Arena arena = Arena.ofConfined();
@@ -55,8 +54,7 @@ class ScopedViewTest {
 
     @Test
     void withoutLiveViewsTheCloseUnmapsAtOnce() throws IOException {
-        Region r = Region.open(REGION, SUPERBLOCK, RegionMode.MAPPED);
-        r.commit(0, SUPERBLOCK);
+        Region r = openMapped();
         long base = r.slice(0, 1).address();
         try (Arena arena = Arena.ofConfined()) {
             r.scopedView(r.slice(0, 64), arena).set(ValueLayout.JAVA_LONG, 0, 1L);
@@ -100,8 +98,7 @@ class ScopedViewTest {
     @Test
     void viewsRacingTheCloseNeverFaultAndTheLastOneUnmaps() throws Exception {
         for (int round = 0; round < 20; round++) {
-            Region r = Region.open(REGION, SUPERBLOCK, RegionMode.MAPPED);
-            r.commit(0, SUPERBLOCK);
+            Region r = openMapped();
             long base = r.slice(0, 1).address();
             int threads = 3;
             CountDownLatch started = new CountDownLatch(threads), closed = new CountDownLatch(1);
@@ -158,8 +155,7 @@ class ScopedViewTest {
     @Test
     void systemCallsRacingTheCloseRunOnAMappedRangeOrAreRefused() throws Exception {
         for (int round = 0; round < 200; round++) {
-            Region r = Region.open(REGION, SUPERBLOCK, RegionMode.MAPPED);
-            r.commit(0, SUPERBLOCK);
+            Region r = openMapped();
             long base = r.slice(0, 1).address();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             CountDownLatch started = new CountDownLatch(2);
@@ -189,6 +185,13 @@ class ScopedViewTest {
             assertNull(failure.get(), () -> "round " + rd + ": a system call reached the closed range: " + failure.get());
             assertFalse(mapped(base));
         }
+    }
+
+    /** A mapped region with its first superblock committed. */
+    private static Region openMapped() {
+        Region r = Region.open(REGION, SUPERBLOCK, RegionMode.MAPPED);
+        r.commit(0, SUPERBLOCK);
+        return r;
     }
 
     /** Whether {@code address} lies in a mapping of this process. */
