@@ -365,7 +365,14 @@ public final class Nova extends RetiringSomar {
     public int protect(long ptr) {
         if (access.blockOf(ptr) == 0) return -1;
         int slot = slots.protect(SafePointer.headerOffset(ptr));
-        if (access.liveHeaderVolatile(ptr) == 0) {
+        long h;
+        try {
+            h = access.liveHeaderVolatile(ptr);
+        } catch (RuntimeException | Error e) { // the region closed meanwhile: give the slot back
+            slots.clear(slot);
+            throw e;
+        }
+        if (h == 0) {
             slots.clear(slot);
             return -1;
         }
@@ -380,7 +387,14 @@ public final class Nova extends RetiringSomar {
     public int protectOwned(long ptr) {
         if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return -1;
         int slot = slots.protect(SafePointer.headerOffset(ptr));
-        if (access.ownedLiveHeaderVolatile(ptr) == 0) {
+        long h;
+        try {
+            h = access.ownedLiveHeaderVolatile(ptr);
+        } catch (RuntimeException | Error e) { // a closed region, or a forged pointer beyond it
+            slots.clear(slot);
+            throw e;
+        }
+        if (h == 0) {
             slots.clear(slot);
             return -1;
         }

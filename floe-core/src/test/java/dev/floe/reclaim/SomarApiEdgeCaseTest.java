@@ -163,6 +163,23 @@ class SomarApiEdgeCaseTest {
     }
 
     /**
+     * A protection whose header load throws (a pointer beyond the region given to
+     * {@code protectOwned}, or any pointer once the allocator closed) gives its hazard slot back:
+     * a slot left published would keep that offset from ever being reclaimed.
+     */
+    @Test
+    void aProtectionThatThrowsLeavesNoHazardSlotBehind() {
+        try (FloeAllocator alloc = FloeAllocator.builder().regionSize(1L << 30).jmx(false).build()) {
+            Nova nova = new Nova(alloc);
+            long beyond = SafePointer.of(alloc.region().size() + 64, 1);
+            assertThrows(IndexOutOfBoundsException.class, () -> nova.protectOwned(beyond));
+            assertFalse(HazardSlots.contains(nova.slots.snapshot(), SafePointer.headerOffset(beyond)),
+                    "the failed protection left its slot published");
+            assertEquals(0, nova.slots.snapshot().length);
+        }
+    }
+
+    /**
      * {@link Nova#protect} returns -1 when it protected nothing, and the natural
      * {@code try/finally} then calls {@link Nova#unprotect} with it: that threw
      * ArrayIndexOutOfBoundsException. It is a no-op, and releases nobody else's slot.
