@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A region reserved with one {@code mmap(PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
  * MAP_NORESERVE)} and accessed through one sized {@link MemorySegment} whose scope is a shared
- * arena: closing the arena unmaps the range, and the JDK's scope checks turn every later access
- * (through this class or any slice handed out) into an {@link IllegalStateException}.
+ * arena: closing the arena unmaps the range (once no {@link #scopedView} holds it, see below), and
+ * the JDK's scope checks turn every later access (through this class or any slice handed out)
+ * into an {@link IllegalStateException}.
  *
  * <p>The reservation is over-allocated by one alignment unit and trimmed so that the base is
  * aligned to the superblock size. Pages are touched lazily; {@link #release} is

@@ -232,9 +232,10 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     public abstract MemorySegment scopedView(MemorySegment slice, java.lang.foreign.Arena arena);
 
     /**
-     * Unmaps (or frees) the whole region. Only call it when no thread can still touch the region:
-     * every view and accessor then fails with {@link IllegalStateException} instead of reaching
-     * unmapped memory. A second close fails with {@link IllegalStateException}.
+     * Unmaps (or frees) the whole region; a {@link #scopedView} still open defers the unmapping to
+     * its arena's close. Only call it when no thread can still touch the region: every other view
+     * and accessor then fails with {@link IllegalStateException} instead of reaching unmapped
+     * memory. A second close fails with {@link IllegalStateException}.
      */
     @Override
     public abstract void close();
