@@ -42,7 +42,8 @@ import javax.management.ObjectName;
  *       {@link #maxAllocation()} is an {@link IllegalArgumentException}; freeing anything that is
  *       not a currently allocated block is an {@link IllegalFreeException}; exceeding the budget
  *       is a {@link FloeOutOfMemoryException}; in every case no block changes hands (a budget
- *       failure first flushes the caches, as {@link #trim()} does, and tries once more).</li>
+ *       failure first flushes the cache stripes no other call holds, without waiting for the
+ *       busy ones as {@link #trim()} does, and tries once more).</li>
  *   <li>Caches are bounded and belong to no thread; {@link #trim()} empties them.</li>
  *   <li>The statistics are an MXBean ({@code dev.floe:type=FloeAllocator,name=...}) and
  *       superblock releases and large allocations are JFR events ({@code floe.SuperblockRelease},
@@ -106,8 +107,10 @@ public final class FloeAllocator implements AutoCloseable {
      * the {@link #region()}. Its contents are unspecified (freed memory is not cleared).
      *
      * <p>Free blocks held in the caches keep their superblocks committed. So before it fails for
-     * the budget (or the address space), an allocation flushes the caches as {@link #trim()} does
-     * and tries once more: memory freed by any thread is available again to any size.
+     * the budget (or the address space), an allocation flushes the cache stripes no other call
+     * holds at that moment (without waiting for the busy ones, unlike {@link #trim()}: allocation
+     * stays lock-free) and tries once more: memory freed by any thread is available again to any
+     * size, once no other thread is inside an allocator call.
      *
      * @throws IllegalArgumentException  if {@code size <= 0} or {@code size > maxAllocation()}
      * @throws FloeOutOfMemoryException  if the budget or the address space is exhausted

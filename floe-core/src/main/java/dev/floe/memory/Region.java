@@ -120,7 +120,8 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /**
      * A view of {@code [offset, offset+length)}, bounded to exactly that range; it dies with the
      * region. Out of the region (or, chunked, in a part never committed):
-     * {@link IndexOutOfBoundsException}; after {@link #close}: {@link IllegalStateException}.
+     * {@link IndexOutOfBoundsException}; after {@link #close}, every access through the view
+     * throws {@link IllegalStateException} (making the view itself may still succeed).
      */
     public abstract MemorySegment slice(long offset, long length);
 

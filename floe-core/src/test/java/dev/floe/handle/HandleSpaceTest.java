@@ -89,6 +89,29 @@ class HandleSpaceTest {
     }
 
     @Test
+    void whatAReaderThrowsOnBytesThatChangedIsDiscardedErrorsIncluded() {
+        long h = space.allocate(64);
+        put(h, 0, 42L);
+        for (Throwable garbage : new Throwable[] {new IllegalStateException("garbage"), new StackOverflowError("garbage")}) {
+            int[] runs = {0};
+            long v = space.read(h, s -> {
+                if (runs[0]++ == 0) {
+                    assertTrue(space.move(h)); // the entry changes under this read, as if its bytes were reused
+                    if (garbage instanceof Error e) throw e;
+                    throw (RuntimeException) garbage;
+                }
+                return s.get(JAVA_LONG, 0);
+            });
+            assertEquals(42L, v, "the read ran again after " + garbage);
+            assertEquals(2, runs[0]);
+        }
+        // on bytes that did not change, the reader's own failure propagates, Errors included
+        assertThrows(StackOverflowError.class, () -> space.read(h, s -> {
+            throw new StackOverflowError("the reader's own");
+        }));
+    }
+
+    @Test
     void randomLongsFailCleanly() {
         long live = space.allocate(32);
         SplittableRandom rnd = new SplittableRandom(6);
