@@ -3,7 +3,9 @@ package dev.floe.bench;
 import dev.floe.bench.harness.BenchOptions;
 import dev.floe.bench.harness.BenchmarkException;
 import dev.floe.bench.harness.BuildInfo;
+import dev.floe.bench.harness.Collector;
 import dev.floe.bench.harness.ConsoleReport;
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Progress;
@@ -18,6 +20,8 @@ import dev.floe.bench.report.ReportFolder;
 import dev.floe.bench.report.RunData;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -58,8 +62,11 @@ import java.util.stream.Collectors;
         footer = {"", "Examples:", "  ./floe bench", "  ./floe bench alloc --impl floe-alloc,malloc --threads 1 --json alloc.json",
                 "  ./floe bench --compare floe-report-before/results.json",
                 "  ./floe bench --compare old.json --against new.json",
+                "  ./floe bench somar --gc g1,zgc --impl floe-nova,gc-g1,gc-zgc",
+                "  ./floe bench map --heap 64m --offheap 512m,1g",
                 "", "A suite refuses options it cannot honour (manual: --duration, --warmup;",
-                "defrag: --threads other than 1); the main job uses its defaults instead.",
+                "defrag: --threads other than 1; --gc, --heap, --offheap outside somar, map",
+                "and manual); the main job uses its defaults instead.",
                 "Exit code 1: a run failed; 2: a bad command line or results file.",
                 "The command line and the JSON format are fixed in BENCHMARKS.md."})
 public final class BenchCommand implements Callable<Integer> {
@@ -102,6 +109,20 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--runs", paramLabel = "N", description = "Runs per implementation and cell (median; default 3, lockfree --full: 5).")
     private Integer runs;
 
+    @Option(names = "--gc", split = ",", paramLabel = "GC", converter = CollectorConverter.class,
+            description = "somar, map, manual: run every implementation under each collector (g1, zgc, parallel), "
+                    + "each in its own worker JVM; gc-* baselines keep theirs.")
+    private List<Collector> gcs;
+
+    @Option(names = "--heap", split = ",", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "somar, map, manual: heap of the off-heap implementations, e.g. 512m (on-heap ones get "
+                    + "heap + off-heap); several values: one configuration each.")
+    private List<Long> heaps;
+
+    @Option(names = "--offheap", split = ",", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "somar, map, manual: off-heap budget of the off-heap implementations, e.g. 2g.")
+    private List<Long> offheaps;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON report to FILE.")
     private Path json;
 
@@ -122,6 +143,32 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--value-bytes", paramLabel = "N", description = "map suite: value size in bytes (default 1000).")
     private Integer valueBytes;
+
+    /** {@code --gc} values. */
+    static final class CollectorConverter implements ITypeConverter<Collector> {
+        @Override
+        public Collector convert(String value) {
+            try {
+                return Collector.byLabel(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code --heap} / {@code --offheap} values: bytes, or with a k/m/g/t suffix. */
+    static final class SizeConverter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                long bytes = JvmConfig.parseSize(value);
+                if (bytes < JvmConfig.MIN_BYTES) throw new TypeConversionException("at least 16m: '" + value + "'");
+                return bytes;
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
 
     /** The suite names for the help text. */
     static final class SuiteNames extends ArrayList<String> {
@@ -146,7 +193,7 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        List<Planned> plan = plan(new BenchOptions(mode(), impls, threads, duration, warmup, runs));
+        List<Planned> plan = plan(new BenchOptions(mode(), impls, threads, duration, warmup, runs, gcs, heaps, offheaps));
 
         SuiteRunner runner = new SuiteRunner(Progress.forConsole());
         List<String> failed = new ArrayList<>();
@@ -240,6 +287,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (duration != null) given.add("--duration");
         if (warmup != null) given.add("--warmup");
         if (runs != null) given.add("--runs");
+        if (gcs != null) given.add("--gc");
+        if (heaps != null) given.add("--heap");
+        if (offheaps != null) given.add("--offheap");
         if (json != null) given.add("--json");
         if (out != null) given.add("--out");
         given.addAll(entrySizeOptionsGiven());
@@ -312,7 +362,7 @@ public final class BenchCommand implements Callable<Integer> {
      * defaults instead; a note on standard error names each.
      */
     private static BenchOptions usableBy(Suite s, BenchOptions options) {
-        Map<String, String> unusable = s.unusableOptions(options);
+        Map<String, String> unusable = Settings.unusableOptions(s, options);
         unusable.forEach((option, reason) -> System.err.println("floe bench: note: " + s.name() + " runs without "
                 + option + " (" + reason + ")"));
         return options.without(unusable.keySet());

@@ -101,4 +101,26 @@ class BenchCommandTest {
         assertTrue(o.err().contains("--against compares two files and runs nothing")
                 && o.err().contains("--json") && o.err().contains("--runs"), o.err());
     }
+
+    @Test
+    void collectorAndBudgetOptionsAreCheckedAndRefusedWhereTheyMeanNothing() {
+        Outcome o = run("bench", "somar", "--gc", "shenandoah", TINY);
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("unknown collector 'shenandoah'") && o.err().contains("g1, zgc, parallel"), o.err());
+        o = run("bench", "map", "--heap", "12x", TINY);
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--heap") && o.err().contains("not a size"), o.err());
+        o = run("bench", "map", "--offheap", "8m", TINY);
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--offheap") && o.err().contains("at least 16m"), o.err());
+        o = run("bench", "alloc", "--gc", "zgc", "--impl", "malloc", TINY);
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("suite alloc does not take --gc"), o.err());
+        o = run("bench", "somar", "--impl", "gc-g1", "--gc", "zgc", TINY);
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("no implementation runs under the selected --gc"), o.err());
+        o = run("bench", "--compare", "old.json", "--against", "new.json", "--gc", "zgc", "--heap", "1g");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--gc") && o.err().contains("--heap"), o.err());
+    }
 }

@@ -4,19 +4,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The resolved parameters of one suite run: the suite's defaults for the mode, overridden by
  * whatever options were given, validated.
  *
- * @param impls implementations to run, in the suite's display order
+ * @param impls    implementations to run, in the suite's display order
+ * @param variants what the runner schedules: every implementation in every {@link JvmConfig}
+ *                 of {@code --gc}, {@code --heap} and {@code --offheap} (just {@code impls}
+ *                 under their own names when none is given)
  */
 public record Settings(Mode mode, double durationSeconds, double warmupSeconds, int runs,
-                       List<Integer> threads, List<String> impls) {
+                       List<Integer> threads, List<String> impls, List<Variant> variants) {
 
     public Settings {
         threads = List.copyOf(threads);
         impls = List.copyOf(impls);
+        variants = List.copyOf(variants);
         if (!(durationSeconds > 0) || Double.isInfinite(durationSeconds)) {
             throw new IllegalArgumentException("--duration must be a positive number of seconds: " + durationSeconds);
         }
@@ -29,6 +34,35 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
             if (t < 1) throw new IllegalArgumentException("--threads values must be at least 1: " + t);
         }
         if (impls.isEmpty()) throw new IllegalArgumentException("no implementation selected");
+        if (variants.isEmpty()) throw new IllegalArgumentException("no implementation runs under the selected --gc");
+        for (Variant v : variants) {
+            if (!impls.contains(v.impl())) throw new IllegalArgumentException("variant of an unselected implementation: " + v);
+        }
+        if (variants.stream().map(Variant::label).distinct().count() != variants.size()) {
+            throw new IllegalArgumentException("variant labels are not unique: " + variants);
+        }
+    }
+
+    /** Settings in the suite's own JVM configuration: each implementation under its own name. */
+    public Settings(Mode mode, double durationSeconds, double warmupSeconds, int runs, List<Integer> threads,
+                    List<String> impls) {
+        this(mode, durationSeconds, warmupSeconds, runs, threads, impls, impls.stream().map(Variant::of).toList());
+    }
+
+    /**
+     * The given options the suite cannot honour, with the reason: its own
+     * {@link Suite#unusableOptions}, and {@code --gc}, {@code --heap} and {@code --offheap} for a
+     * suite that does not compare collectors or budgets.
+     */
+    public static Map<String, String> unusableOptions(Suite suite, BenchOptions o) {
+        Map<String, String> unusable = new LinkedHashMap<>(suite.unusableOptions(o));
+        if (!suite.comparesCollectors()) {
+            String why = "its implementations do not depend on the collector or a heap / off-heap split";
+            if (o.gcs() != null) unusable.put("--gc", why);
+            if (o.heaps() != null) unusable.put("--heap", why);
+            if (o.offheaps() != null) unusable.put("--offheap", why);
+        }
+        return unusable;
     }
 
     /**
@@ -39,7 +73,7 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
      *                                  ({@link Suite#unusableOptions})
      */
     public static Settings resolve(Suite suite, BenchOptions o) {
-        Map<String, String> unusable = suite.unusableOptions(o);
+        Map<String, String> unusable = unusableOptions(suite, o);
         if (!unusable.isEmpty()) {
             List<String> why = new ArrayList<>();
             unusable.forEach((option, reason) -> why.add("suite " + suite.name() + " does not take " + option + ": " + reason));
@@ -57,12 +91,50 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
             impls = new ArrayList<>(suite.impls());
             impls.retainAll(o.impls());
         }
+        List<JvmConfig> configs = JvmConfig.product(o.gcs(), o.heaps(), o.offheaps());
         return new Settings(d.mode(),
                 o.duration() != null ? o.duration() : d.durationSeconds(),
                 o.warmup() != null ? o.warmup() : d.warmupSeconds(),
                 o.runs() != null ? o.runs() : d.runs(),
                 o.threads() != null ? o.threads().stream().distinct().toList() : d.threads(),
-                impls);
+                impls, variants(suite, impls, configs));
+    }
+
+    /**
+     * Every implementation in every configuration, configurations outermost, except a
+     * collector baseline in a configuration of another collector. Labels carry the parts of the
+     * configuration that vary (a baseline's collector is already in its name).
+     */
+    static List<Variant> variants(Suite suite, List<String> impls, List<JvmConfig> configs) {
+        boolean gc = configs.stream().map(JvmConfig::collector).distinct().count() > 1;
+        boolean heap = configs.stream().mapToLong(JvmConfig::heapBytes).distinct().count() > 1;
+        boolean offheap = configs.stream().mapToLong(JvmConfig::offheapBytes).distinct().count() > 1;
+        List<Variant> out = new ArrayList<>();
+        for (JvmConfig c : configs) {
+            for (String impl : impls) {
+                Optional<Collector> own = suite.collectorOf(impl);
+                if (own.isPresent() && c.collector() != null && own.get() != c.collector()) continue;
+                String suffix = c.label(gc && own.isEmpty(), heap, offheap);
+                out.add(new Variant(suffix.isEmpty() ? impl : impl + "@" + suffix, impl, c));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The budgets every variant shares ({@link JvmConfig} without its collector), or the suite's
+     * own when they differ: what a suite's {@code config} describes its sizes by (each variant's
+     * own configuration is in {@code jvm_configs}).
+     */
+    public JvmConfig commonBudgets() {
+        List<JvmConfig> distinct = variants.stream().map(v -> new JvmConfig(null, v.jvm().heapBytes(), v.jvm().offheapBytes()))
+                .distinct().toList();
+        return distinct.size() == 1 ? distinct.get(0) : JvmConfig.DEFAULT;
+    }
+
+    /** Whether any variant runs in a configuration other than the suite's own. */
+    public boolean configured() {
+        return variants.stream().anyMatch(v -> !v.jvm().equals(JvmConfig.DEFAULT));
     }
 
     /** The common part of a suite's {@code config} object. */
@@ -74,6 +146,11 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
         m.put("runs", runs);
         m.put("threads", threads);
         m.put("impls", impls);
+        if (configured()) {
+            Map<String, Object> jvm = new LinkedHashMap<>();
+            for (Variant v : variants) jvm.put(v.label(), v.jvm().toJson());
+            m.put("jvm_configs", jvm);
+        }
         return m;
     }
 

@@ -2,6 +2,7 @@ package dev.floe.bench.harness;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A benchmark suite: a set of implementations measured on a set of workloads.
@@ -73,13 +74,15 @@ public interface Suite {
     String LIVE_WORKERS = "floe.bench.liveWorkers";
 
     /**
-     * Extra JVM options for the worker JVMs of an implementation in a mode, for suites whose
-     * heap budgets scale with the mode and with {@code liveWorkers}, the number of worker JVMs
-     * (one per implementation) that are alive at the same time and must share the machine's
-     * memory; {@link #jvmArgs(String)} by default. Workers see the same number in the system
-     * property {@link #LIVE_WORKERS}.
+     * Extra JVM options for the worker JVMs of an implementation in a mode and configuration, for
+     * suites whose heap budgets scale with the mode, with {@code liveWorkers}, the number of
+     * worker JVMs (one per {@link Variant}) that are alive at the same time and must share the
+     * machine's memory, and with {@code jvm}'s budgets; {@link #jvmArgs(String)} by default.
+     * Workers see the same number in the system property {@link #LIVE_WORKERS}. The runner puts
+     * {@code jvm}'s collector in place of the one chosen here, except for a
+     * {@link #collectorOf collector baseline}.
      */
-    default List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
+    default List<String> jvmArgs(String impl, Mode mode, int liveWorkers, JvmConfig jvm) {
         return jvmArgs(impl);
     }
 
@@ -89,8 +92,28 @@ public interface Suite {
      * more than a shared worker has, given to every implementation alike (the map suite's
      * {@code rollup} adds the heap its pre-generated input takes).
      */
-    default List<String> jvmArgs(String impl, Mode mode, int liveWorkers, String workload) {
-        return jvmArgs(impl, mode, liveWorkers);
+    default List<String> jvmArgs(String impl, Mode mode, int liveWorkers, JvmConfig jvm, String workload) {
+        return jvmArgs(impl, mode, liveWorkers, jvm);
+    }
+
+    /**
+     * Whether this suite compares collectors or memory budgets, and so takes {@code --gc},
+     * {@code --heap} and {@code --offheap} ({@link JvmConfig}): then its sizes and worker options
+     * must follow {@link Trial#jvm()} and the {@code jvm} argument of {@link #jvmArgs(String, Mode, int, JvmConfig)}.
+     * Other suites refuse those options.
+     */
+    default boolean comparesCollectors() {
+        return false;
+    }
+
+    /**
+     * The collector an implementation stands for, if it is a collector baseline such as
+     * {@code gc-zgc}: it keeps that collector in every configuration and runs only in those of
+     * that collector (or of the suite's choice); empty for the others, which run under the
+     * configuration's collector.
+     */
+    default Optional<Collector> collectorOf(String impl) {
+        return Optional.empty();
     }
 
     /** The suite's goals checked against a finished report; none by default. */

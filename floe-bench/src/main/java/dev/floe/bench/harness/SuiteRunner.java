@@ -17,7 +17,9 @@ import java.util.Map;
  * cells use one long-lived worker per implementation for the whole suite, so its JIT profile
  * only ever sees that implementation (a shared JVM would make the allocator call sites
  * megamorphic for everybody) and its RSS is its own. {@link Isolation#FRESH_JVM} cells start a
- * new JVM for every run.
+ * new JVM for every run. With {@code --gc}, {@code --heap} or {@code --offheap} the unit is a
+ * {@link Variant}, an implementation in one {@link JvmConfig}: each has its own worker, they
+ * interleave like implementations, and ratios pair variants of the same configuration.
  */
 public final class SuiteRunner {
 
@@ -36,35 +38,31 @@ public final class SuiteRunner {
     public SuiteReport run(Suite suite, Settings settings) throws BenchmarkException {
         long startedNanos = System.nanoTime();
         List<Cell> cells = suite.cells(settings);
-        List<String> impls = settings.impls();
+        List<Variant> variants = settings.variants();
         int steps = 0;
-        for (Cell cell : cells) steps += settings.runs() * implsOf(suite, cell, impls).size();
+        for (Cell cell : cells) steps += settings.runs() * measuredIn(suite, cell, variants).size();
         progress.begin(suite.name(), steps, estimateSeconds(suite, cells, settings));
         List<Result> results = new ArrayList<>();
         List<Ratio> ratios = new ArrayList<>();
         Map<String, WorkerProcess> workers = new LinkedHashMap<>();
         try {
             for (Cell cell : cells) {
-                List<String> measured = implsOf(suite, cell, impls);
+                List<Variant> measured = measuredIn(suite, cell, variants);
                 Map<String, List<Sample>> samples = new LinkedHashMap<>();
                 for (int run = 0; run < settings.runs(); run++) {
-                    for (String impl : measured) {
-                        Trial trial = new Trial(suite.name(), settings.mode(), impl, cell.workload(), cell.threads(),
-                                run == 0 ? settings.warmupSeconds() : 0, settings.durationSeconds());
-                        String label = cell.workload() + " t=" + cell.threads() + " " + impl
+                    for (Variant v : measured) {
+                        Trial trial = new Trial(suite.name(), settings.mode(), v.impl(), cell.workload(), cell.threads(),
+                                run == 0 ? settings.warmupSeconds() : 0, settings.durationSeconds(), v.jvm());
+                        String label = cell.workload() + " t=" + cell.threads() + " " + v.label()
                                 + " " + (run + 1) + "/" + settings.runs();
                         progress.stepStarted(label);
-                        Sample s = execute(suite, cell, trial, workers, impls.size());
+                        Sample s = execute(suite, cell, v, trial, workers, variants.size());
                         progress.stepDone(label, Units.rate(s.metric(Metric.OPS_PER_S.name())) + " ops/s");
-                        samples.computeIfAbsent(impl, k -> new ArrayList<>()).add(s);
+                        samples.computeIfAbsent(v.label(), k -> new ArrayList<>()).add(s);
                     }
                 }
-                samples.forEach((impl, runs) -> results.add(Result.of(cell, impl, runs)));
-                for (Comparison c : suite.comparisons(cell, measured)) {
-                    ratios.add(new Ratio(cell.workload(), cell.threads(), c.impl(), c.vs(), c.metric().name(),
-                            Stats.medianRatio(values(samples.get(c.impl()), c.metric()),
-                                    values(samples.get(c.vs()), c.metric()), c.metric())));
-                }
+                samples.forEach((name, runs) -> results.add(Result.of(cell, name, runs)));
+                ratios.addAll(ratios(suite, cell, measured, samples));
             }
         } finally {
             workers.values().forEach(WorkerProcess::close);
@@ -72,25 +70,66 @@ public final class SuiteRunner {
         }
         Map<String, Object> config = new LinkedHashMap<>(settings.toJson());
         config.putAll(suite.config(settings));
+        config.put("jvm_args", jvmArgs(suite, settings));
         // Wall time of the whole suite (forks, fills, warm-ups included): the main job's budget.
         config.put("wall_seconds", Math.round((System.nanoTime() - startedNanos) / 1e8) / 10.0);
         SuiteReport report = new SuiteReport(suite.name(), config, results, ratios, List.of());
         return report.withTargets(suite.targets(report));
     }
 
-    /** Runs a trial in its implementation's worker; one worker per implementation may be alive at once. */
-    private static Sample execute(Suite suite, Cell cell, Trial trial, Map<String, WorkerProcess> workers,
+    /**
+     * The suite's comparisons for a cell within each JVM configuration: both sides of a ratio
+     * always ran in the same configuration (a collector baseline in its own collector's).
+     */
+    private static List<Ratio> ratios(Suite suite, Cell cell, List<Variant> measured, Map<String, List<Sample>> samples) {
+        Map<JvmConfig, Map<String, String>> labelsByConfig = new LinkedHashMap<>();
+        for (Variant v : measured) labelsByConfig.computeIfAbsent(v.jvm(), k -> new LinkedHashMap<>()).put(v.impl(), v.label());
+        List<Ratio> out = new ArrayList<>();
+        for (Map<String, String> labels : labelsByConfig.values()) {
+            for (Comparison c : suite.comparisons(cell, List.copyOf(labels.keySet()))) {
+                String impl = labels.get(c.impl()), vs = labels.get(c.vs());
+                out.add(new Ratio(cell.workload(), cell.threads(), impl, vs, c.metric().name(),
+                        Stats.medianRatio(values(samples.get(impl), c.metric()), values(samples.get(vs), c.metric()),
+                                c.metric())));
+            }
+        }
+        return out;
+    }
+
+    /** The worker JVM options of each variant (shared workers; a fresh JVM's may add to them), for the config. */
+    private static Map<String, Object> jvmArgs(Suite suite, Settings settings) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (Variant v : settings.variants()) {
+            m.put(v.label(), String.join(" ", workerArgs(suite, v, settings.mode(), settings.variants().size(), null)));
+        }
+        return m;
+    }
+
+    /**
+     * The JVM options of a variant's worker ({@code workload} {@code null}) or of the fresh JVM of
+     * one trial: the suite's, with the configuration's collector unless the implementation is a
+     * collector baseline.
+     */
+    static List<String> workerArgs(Suite suite, Variant v, Mode mode, int liveWorkers, String workload) {
+        List<String> args = workload == null
+                ? suite.jvmArgs(v.impl(), mode, liveWorkers, v.jvm())
+                : suite.jvmArgs(v.impl(), mode, liveWorkers, v.jvm(), workload);
+        return suite.collectorOf(v.impl()).isPresent() ? args : v.jvm().withCollector(args);
+    }
+
+    /** Runs a trial in its variant's worker; one worker per variant may be alive at once. */
+    private static Sample execute(Suite suite, Cell cell, Variant v, Trial trial, Map<String, WorkerProcess> workers,
                                   int liveWorkers) throws BenchmarkException {
         if (cell.isolation() == Isolation.FRESH_JVM) {
-            List<String> args = suite.jvmArgs(trial.impl(), trial.mode(), liveWorkers, cell.workload());
-            try (WorkerProcess fresh = WorkerProcess.start(suite, trial.impl(), args, liveWorkers)) {
+            List<String> args = workerArgs(suite, v, trial.mode(), liveWorkers, cell.workload());
+            try (WorkerProcess fresh = WorkerProcess.start(suite, v.label(), args, liveWorkers)) {
                 return fresh.run(trial);
             }
         }
-        WorkerProcess w = workers.get(trial.impl());
+        WorkerProcess w = workers.get(v.label());
         if (w == null) {
-            w = WorkerProcess.start(suite, trial.impl(), suite.jvmArgs(trial.impl(), trial.mode(), liveWorkers), liveWorkers);
-            workers.put(trial.impl(), w);
+            w = WorkerProcess.start(suite, v.label(), workerArgs(suite, v, trial.mode(), liveWorkers, null), liveWorkers);
+            workers.put(v.label(), w);
         }
         return w.run(trial);
     }
@@ -99,9 +138,9 @@ public final class SuiteRunner {
         return runs.stream().mapToDouble(s -> s.metric(metric.name())).toArray();
     }
 
-    /** The selected implementations that have runs in a cell, in the selection's order. */
-    private static List<String> implsOf(Suite suite, Cell cell, List<String> impls) {
-        return impls.stream().filter(impl -> suite.measures(impl, cell)).toList();
+    /** The variants that have runs in a cell, in the settings' order. */
+    private static List<Variant> measuredIn(Suite suite, Cell cell, List<Variant> variants) {
+        return variants.stream().filter(v -> suite.measures(v.impl(), cell)).toList();
     }
 
     private static double estimateSeconds(Suite suite, List<Cell> cells, Settings s) {
@@ -110,7 +149,7 @@ public final class SuiteRunner {
             double perImpl = c.isolation() == Isolation.FRESH_JVM
                     ? s.runs() * FRESH_RUN_SECONDS
                     : s.warmupSeconds() + s.runs() * (s.durationSeconds() + RUN_OVERHEAD_SECONDS);
-            total += perImpl * implsOf(suite, c, s.impls()).size();
+            total += perImpl * measuredIn(suite, c, s.variants()).size();
         }
         return total;
     }

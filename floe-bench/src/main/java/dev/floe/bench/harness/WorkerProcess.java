@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The worker runs the same {@code java} with the same class path as this JVM, with
  * {@code --enable-native-access=ALL-UNNAMED}, this JVM's heap and {@code -XX:} options (so that
- * {@code FLOE_JAVA_OPTS} reach the measurement), and the suite's options for the implementation.
+ * {@code FLOE_JAVA_OPTS} reach the measurement; a collector choice among them only when the
+ * suite's options choose none), and the suite's options for the implementation.
  * Its standard error is this process's standard error.
  */
 final class WorkerProcess implements AutoCloseable {
@@ -101,7 +102,9 @@ final class WorkerProcess implements AutoCloseable {
     private static List<String> command(Suite suite, List<String> jvmArgs, int liveWorkers) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        boolean ownCollector = jvmArgs.stream().anyMatch(Collector::isChoice);
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (ownCollector && Collector.isChoice(arg)) continue; // two collector choices would stop the JVM
             if (arg.startsWith("-Xmx") || arg.startsWith("-Xms") || arg.startsWith("-Xss") || arg.startsWith("-XX:")) {
                 cmd.add(arg);
             }

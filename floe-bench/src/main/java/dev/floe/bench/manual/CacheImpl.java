@@ -1,5 +1,7 @@
 package dev.floe.bench.manual;
 
+import dev.floe.bench.harness.Collector;
+
 import java.util.Arrays;
 import java.util.List;
 
@@ -29,10 +31,10 @@ enum CacheImpl {
         throw new IllegalArgumentException("no implementation " + label + "; choose from " + labels());
     }
 
-    /** Worker JVM options: G1 for both, and the same RAM budget (see {@link CacheSizing}). */
+    /** Worker JVM options: G1 for both (unless --gc says otherwise for manual), and the same RAM budget (see {@link CacheSizing}). */
     List<String> jvmArgs(CacheSizing z) {
         long heap = this == GC_G1 ? z.budgetBytes() : z.manualHeapBytes();
-        return List.of("-XX:+UseG1GC", "-Xmx" + (heap >> 20) + "m");
+        return List.of(Collector.G1.flag(), "-Xmx" + (heap >> 20) + "m");
     }
 
     /** A cache with {@code payloadBytes} payloads and the given sliding expiration. */

@@ -1,5 +1,6 @@
 package dev.floe.bench.manual;
 
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Mode;
 
 import java.util.LinkedHashMap;
@@ -20,26 +21,40 @@ import java.util.Map;
  * </ul>
  * The RAM budget is the same for both implementations: {@code gc-g1} gets it all as heap
  * ({@code -Xmx}); {@code manual} gets a quarter as heap (entries, map) and the rest as the
- * Floe allocator's off-heap budget (payloads).
+ * Floe allocator's off-heap budget (payloads); {@code --heap} and {@code --offheap}
+ * ({@link JvmConfig}) set the two parts instead, gc-g1 getting their sum.
  *
  * @param requests     requests per run, split evenly between the threads
  * @param keys         size of the key space
  * @param expirationMs sliding expiration: an entry not read for this long is removed
- * @param budgetBytes  RAM budget of one JVM
+ * @param manualHeapBytes    {@code -Xmx} of the manual implementation (entries, map)
+ * @param manualOffHeapBytes its Floe allocator's off-heap budget (payloads)
  * @param warmupMinSeconds the JIT warm-up before the measured run in each JVM ({@link dev.floe.bench.harness.JitWarmUp})
  *                         lasts at least this long, then until the JIT is quiet ...
  * @param warmupMaxSeconds ... or at most this long: 0.5–3 s in quick mode, whose runs are short
  *                         enough for the JIT to matter; one round in full mode, whose
  *                         4M-request runs amortize it
  */
-record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes,
+record CacheSizing(int requests, int keys, long expirationMs, long manualHeapBytes, long manualOffHeapBytes,
                    double warmupMinSeconds, double warmupMaxSeconds) {
     private static final long MIB = 1L << 20;
 
     static CacheSizing of(Mode mode) {
+        return of(mode, JvmConfig.DEFAULT);
+    }
+
+    /** The sizes of {@code mode}, with the heap and off-heap budget of {@code jvm} where it sets them. */
+    static CacheSizing of(Mode mode, JvmConfig jvm) {
+        long budget = mode == Mode.FULL ? 6144 * MIB : 512 * MIB;
+        long heap = jvm.heapOr(budget / 4 / MIB * MIB), offheap = jvm.offheapOr(budget - budget / 4 / MIB * MIB);
         return mode == Mode.FULL
-                ? new CacheSizing(4_000_000, 500_000, 1_000, 6144 * MIB, 0, 0)
-                : new CacheSizing(300_000, 30_000, 40, 512 * MIB, 0.5, 3.0);
+                ? new CacheSizing(4_000_000, 500_000, 1_000, heap, offheap, 0, 0)
+                : new CacheSizing(300_000, 30_000, 40, heap, offheap, 0.5, 3.0);
+    }
+
+    /** The RAM budget of one JVM: gc-g1's heap. */
+    long budgetBytes() {
+        return manualHeapBytes + manualOffHeapBytes;
     }
 
     /** Requests of one warm-up round: half a run. */
@@ -60,16 +75,6 @@ record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes,
         return Math.max(1, expirationMs / 10);
     }
 
-    /** {@code -Xmx} of the manual implementation: a quarter of the budget. */
-    long manualHeapBytes() {
-        return budgetBytes / 4 / MIB * MIB;
-    }
-
-    /** Off-heap budget of the manual implementation: the rest of the RAM budget. */
-    long manualOffHeapBytes() {
-        return budgetBytes - manualHeapBytes();
-    }
-
     Map<String, Object> toJson() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("requests", requests);
@@ -80,7 +85,7 @@ record CacheSizing(int requests, int keys, long expirationMs, long budgetBytes,
         m.put("warmup_requests", warmupRequests());
         m.put("warmup_keys", warmupKeys());
         m.put("warmup_expiration_ms", warmupExpirationMs());
-        m.put("budget_bytes", budgetBytes);
+        m.put("budget_bytes", budgetBytes());
         m.put("manual_heap_bytes", manualHeapBytes());
         m.put("manual_offheap_bytes", manualOffHeapBytes());
         return m;

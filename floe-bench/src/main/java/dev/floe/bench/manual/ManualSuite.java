@@ -8,6 +8,8 @@ import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
+import dev.floe.bench.harness.Collector;
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Ratio;
 import dev.floe.bench.harness.Sample;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The {@code manual} suite: the Snowflake paper's ASP.NET caching benchmark (section 5) in Java.
@@ -94,7 +97,7 @@ public final class ManualSuite implements Suite {
 
     @Override
     public Map<String, Object> config(Settings s) {
-        CacheSizing z = CacheSizing.of(s.mode());
+        CacheSizing z = CacheSizing.of(s.mode(), s.commonBudgets());
         Map<String, Object> m = new LinkedHashMap<>(z.toJson());
         m.put("payload_bytes", PAYLOADS);
         m.put("scaling", s.mode() == Mode.QUICK
@@ -111,9 +114,6 @@ public final class ManualSuite implements Suite {
                 + "(/proc/self/clear_refs), then the measured run: time to "
                 + "completion of all requests, peak RSS since the reset, GC pauses during it; --duration and --warmup are "
                 + "refused (config.duration_s and warmup_s are placeholders)");
-        Map<String, Object> jvm = new LinkedHashMap<>();
-        for (String impl : s.impls()) jvm.put(impl, String.join(" ", CacheImpl.byLabel(impl).jvmArgs(z)));
-        m.put("jvm_args", jvm);
         m.put("request", "manual: one shield per request (paper 3.5 client code), tryDefend the entry (which embeds "
                 + "its payload's owner), else a new entry (createInto, filled) + defend + put; gc-g1: new byte[] + fill "
                 + "on miss; both box the request's key once and use that key object for the lookup, the put and the "
@@ -149,13 +149,25 @@ public final class ManualSuite implements Suite {
     }
 
     @Override
-    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
-        return CacheImpl.byLabel(impl).jvmArgs(CacheSizing.of(mode));
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers, JvmConfig jvm) {
+        return CacheImpl.byLabel(impl).jvmArgs(CacheSizing.of(mode, jvm));
     }
 
     @Override
     public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK, 1);
+        return jvmArgs(impl, Mode.QUICK, 1, JvmConfig.DEFAULT);
+    }
+
+    /** The suite compares manual memory with a collector under one RAM budget: it takes --gc, --heap and --offheap. */
+    @Override
+    public boolean comparesCollectors() {
+        return true;
+    }
+
+    /** gc-g1 stands for G1: under --gc it runs only in G1's configuration. */
+    @Override
+    public Optional<Collector> collectorOf(String impl) {
+        return CacheImpl.byLabel(impl) == CacheImpl.GC_G1 ? Optional.of(Collector.G1) : Optional.empty();
     }
 
     @Override
@@ -163,7 +175,7 @@ public final class ManualSuite implements Suite {
         CacheImpl impl = CacheImpl.byLabel(trial.impl());
         Integer payload = PAYLOADS.get(trial.workload());
         if (payload == null) throw new IllegalArgumentException("no workload " + trial.workload() + " in " + PAYLOADS.keySet());
-        CacheSizing z = CacheSizing.of(trial.mode());
+        CacheSizing z = CacheSizing.of(trial.mode(), trial.jvm());
         Map<String, Double> extra = new LinkedHashMap<>();
         long seed = ++runCounter;
         int warmupRounds = JitWarmUp.run(z.warmupMinSeconds(), z.warmupMaxSeconds(), round -> { // small throw-away caches

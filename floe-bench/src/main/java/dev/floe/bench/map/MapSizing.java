@@ -1,5 +1,6 @@
 package dev.floe.bench.map;
 
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Mode;
 import dev.floe.memory.SizeClasses;
 
@@ -31,7 +32,8 @@ import java.util.Map;
  *       off-heap budget with Oak's blocks (so that a put workload inserting the whole range still
  *       fits); scans of 10,000 entries.</li>
  * </ul>
- * The same budget caps {@code ingest}, which fills an empty map from one thread until the memory
+ * {@code --heap} and {@code --offheap} ({@link JvmConfig}) replace the split (the budget is
+ * then their sum, the fill capped by the off-heap budget as above). The same budget caps {@code ingest}, which fills an empty map from one thread until the memory
  * runs out (or {@link #ingestSeconds} pass). {@code floe-oak-noreclaim} leaks every removed entry
  * by design: it gets the off-heap budget plus {@link #noReclaimExtraBytes} and a fresh map for
  * every run.
@@ -92,7 +94,16 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
      * fresh ingest JVM comes on top of them).
      */
     static MapSizing of(Mode mode, int liveWorkers) {
-        MapSizing z = defaults(mode, liveWorkers);
+        return of(mode, liveWorkers, JvmConfig.DEFAULT);
+    }
+
+    /**
+     * The sizes of {@code mode} under the budgets of {@code jvm}: the off-heap implementations get
+     * its heap and off-heap budget, cslm their sum as heap, and the fill is capped by the off-heap
+     * budget as in the mode's own sizing.
+     */
+    static MapSizing of(Mode mode, int liveWorkers, JvmConfig jvm) {
+        MapSizing z = defaults(mode, liveWorkers, jvm);
         String range = System.getProperty(RANGE_PROPERTY);
         if (range != null) {
             int r = Integer.parseInt(range.trim());
@@ -121,24 +132,25 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
         return args;
     }
 
-    private static MapSizing defaults(Mode mode, int liveWorkers) {
+    private static MapSizing defaults(Mode mode, int liveWorkers, JvmConfig jvm) {
         int k = bytesSetting(KEY_BYTES_PROPERTY, DEFAULT_KEY_BYTES);
         int v = bytesSetting(VALUE_BYTES_PROPERTY, DEFAULT_VALUE_BYTES);
         if (mode == Mode.QUICK) {
-            long budget = 256 * MIB;
-            long heap = 32 * MIB;
+            long heap = jvm.heapOr(32 * MIB);
+            long offheap = jvm.offheapOr(224 * MIB);
             // 25,000 entries, or fewer when large entries (--value-bytes) would not fit as in full mode
-            int entries = (int) Math.min(QUICK_ENTRIES, (long) (FILL_SHARE * (budget - heap) / oakEntryBlockBytes(k, v)));
-            return new MapSizing(k, v, entries, 2 * entries, Math.min(1_000, Math.max(1, entries / 2)), budget, heap,
-                    budget - heap, GIB, 30, (double) entries / PAPER_ENTRIES);
+            int entries = Math.max(2, (int) Math.min(QUICK_ENTRIES, (long) (FILL_SHARE * offheap / oakEntryBlockBytes(k, v))));
+            return new MapSizing(k, v, entries, 2 * entries, Math.min(1_000, Math.max(1, entries / 2)), heap + offheap,
+                    heap, offheap, GIB, 30, (double) entries / PAPER_ENTRIES);
         }
         long machine = physicalMemory();
         long budget = machine <= 0 ? 4 * GIB
                 : Math.min(MAX_FULL_BUDGET, (long) (MACHINE_SHARE * machine / (Math.max(1, liveWorkers) + 1)));
         budget = Math.max(256 * MIB, budget / MIB * MIB);
-        long heap = Math.max(32 * MIB, budget / 8 / MIB * MIB);
-        long offheap = budget - heap;
-        int entries = (int) Math.min(PAPER_ENTRIES, (long) (FILL_SHARE * offheap / oakEntryBlockBytes(k, v)));
+        long heap = jvm.heapOr(Math.max(32 * MIB, budget / 8 / MIB * MIB));
+        long offheap = jvm.offheapOr(budget - heap);
+        budget = heap + offheap;
+        int entries = Math.max(2, (int) Math.min(PAPER_ENTRIES, (long) (FILL_SHARE * offheap / oakEntryBlockBytes(k, v))));
         long extra = Math.max(GIB, machine / 4);
         return new MapSizing(k, v, entries, 2 * entries, 10_000, budget, heap, offheap, extra, 600,
                 (double) entries / PAPER_ENTRIES);

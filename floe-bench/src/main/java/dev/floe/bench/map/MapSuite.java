@@ -7,6 +7,7 @@ import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.JitWarmUp;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.PeriodicSampler;
 import dev.floe.bench.harness.Ratio;
@@ -135,7 +136,7 @@ public final class MapSuite implements Suite {
 
     @Override
     public Map<String, Object> config(Settings s) {
-        MapSizing z = MapSizing.of(s.mode(), s.impls().size());
+        MapSizing z = MapSizing.of(s.mode(), s.variants().size(), s.commonBudgets());
         Map<String, Object> m = new LinkedHashMap<>(z.toJson());
         m.put("scaling", s.mode() == Mode.QUICK
                 ? String.format(Locale.ROOT, "quick: %,d entries over %,d keys (paper 10M / 20M; fewer than 25,000 only when "
@@ -178,9 +179,6 @@ public final class MapSuite implements Suite {
                 + "first) of VmRSS sampled during the measured window (after the warm-up)");
         m.put("not_run", "floe-oak-noreclaim measures put-delete only, rollup measures floe-oak and cslm only; "
                 + "the other pairs have no results");
-        Map<String, Object> jvm = new LinkedHashMap<>();
-        for (String impl : s.impls()) jvm.put(impl, String.join(" ", MapImpl.byLabel(impl).jvmArgs(z)));
-        m.put("jvm_args", jvm);
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
         m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload, "
                 + jitWarmupRoundSeconds(s.mode()) + " s each, every other round with two threads, until two rounds compiled less than "
@@ -242,13 +240,19 @@ public final class MapSuite implements Suite {
     }
 
     @Override
-    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
-        return MapImpl.byLabel(impl).jvmArgs(MapSizing.of(mode, liveWorkers));
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers, JvmConfig jvm) {
+        return MapImpl.byLabel(impl).jvmArgs(MapSizing.of(mode, liveWorkers, jvm));
     }
 
     @Override
     public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK, 1);
+        return jvmArgs(impl, Mode.QUICK, 1, JvmConfig.DEFAULT);
+    }
+
+    /** The suite compares on-heap and off-heap maps under one RAM budget: it takes --gc, --heap and --offheap. */
+    @Override
+    public boolean comparesCollectors() {
+        return true;
     }
 
     /**
@@ -258,8 +262,8 @@ public final class MapSuite implements Suite {
      * 45% of the heap and made that JVM collect every few milliseconds.
      */
     @Override
-    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers, String workload) {
-        MapSizing z = MapSizing.of(mode, liveWorkers);
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers, JvmConfig jvm, String workload) {
+        MapSizing z = MapSizing.of(mode, liveWorkers, jvm);
         long extra = workload.equals(MapWorkload.ROLLUP.label()) ? RollupIngest.inputHeapBytes(mode, z) : 0;
         return MapImpl.byLabel(impl).jvmArgs(z, extra);
     }
@@ -309,7 +313,7 @@ public final class MapSuite implements Suite {
     public Sample measure(Trial trial) throws Exception {
         MapImpl impl = MapImpl.byLabel(trial.impl());
         MapWorkload w = MapWorkload.byLabel(trial.workload());
-        MapSizing z = MapSizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1));
+        MapSizing z = MapSizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1), trial.jvm());
         if (!impl.runs(w)) throw new IllegalArgumentException(impl.label() + " has no runs of " + w.label());
         if (w == MapWorkload.INGEST) {
             drop();

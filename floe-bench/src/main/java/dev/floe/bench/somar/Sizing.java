@@ -1,5 +1,6 @@
 package dev.floe.bench.somar;
 
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Mode;
 import dev.floe.memory.SizeClasses;
 
@@ -28,6 +29,8 @@ import java.util.Map;
  *       640 MiB off-heap budget. Raw data is ~1/3 of the budget rather than the paper's ~70%, so
  *       that no collector runs out of memory in the main job.</li>
  * </ul>
+ * {@code --heap} and {@code --offheap} ({@link JvmConfig}) replace the split: the budget is then
+ * their sum.
  *
  * @param heapBytes     {@code -Xmx} of the gc-* workers (the whole budget)
  * @param splitHeap     {@code -Xmx} of the off-heap implementations' workers
@@ -61,6 +64,24 @@ record Sizing(int llEntries, int llRange, int slEntries, int slRange, long budge
      * {@link #MACHINE_SHARE} of this machine's memory.
      */
     static Sizing of(Mode mode, int liveWorkers) {
+        return of(mode, liveWorkers, JvmConfig.DEFAULT);
+    }
+
+    /**
+     * The sizes of {@code mode} under the budgets of {@code jvm}: the off-heap implementations get
+     * its heap and off-heap budget, the gc-* implementations their sum as heap, and the skiplist
+     * holds at most as many entries as fill {@link #FIT_SHARE} of the off-heap budget (as in full
+     * mode).
+     */
+    static Sizing of(Mode mode, int liveWorkers, JvmConfig jvm) {
+        Sizing z = defaults(mode, liveWorkers);
+        if (!jvm.setsBudget()) return z;
+        long heap = jvm.heapOr(z.splitHeap), offheap = jvm.offheapOr(z.offheapBudget);
+        int sl = Math.max(1, (int) Math.min(z.slEntries, (long) (FIT_SHARE * offheap / valueBlockBytes())));
+        return new Sizing(z.llEntries, z.llRange, sl, 2 * sl, heap + offheap, heap + offheap, heap, offheap, z.scale);
+    }
+
+    private static Sizing defaults(Mode mode, int liveWorkers) {
         if (mode == Mode.QUICK) {
             return new Sizing(2_048, 4_096, 300_000, 600_000, GIB, GIB, 384 * MIB, 640 * MIB, 1.0);
         }

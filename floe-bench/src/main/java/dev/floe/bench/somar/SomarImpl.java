@@ -1,5 +1,6 @@
 package dev.floe.bench.somar;
 
+import dev.floe.bench.harness.Collector;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.EpochSomar;
 import dev.floe.reclaim.GrowOnlySomar;
@@ -11,6 +12,7 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -119,6 +121,16 @@ enum SomarImpl {
         return new SomarStore(newSomar(a), a);
     }
 
+    /** The collector a gc-* implementation stands for; empty for the others (G1 unless --gc says otherwise). */
+    Optional<Collector> collector() {
+        return switch (this) {
+            case GC_G1 -> Optional.of(Collector.G1);
+            case GC_ZGC -> Optional.of(Collector.ZGC);
+            case GC_PARALLEL -> Optional.of(Collector.PARALLEL);
+            default -> Optional.empty();
+        };
+    }
+
     /** Whether a structure should be rebuilt before the next run (grow-only has leaked too much). */
     boolean needsRebuild(BenchMap map, Sizing z) {
         return this == GROW_ONLY && map.offheapCommittedBytes() > z.offheapBudget();
@@ -138,11 +150,7 @@ enum SomarImpl {
      */
     List<String> jvmArgs(Sizing z) {
         List<String> args = new ArrayList<>();
-        args.add(switch (this) {
-            case GC_ZGC -> "-XX:+UseZGC";
-            case GC_PARALLEL -> "-XX:+UseParallelGC";
-            default -> "-XX:+UseG1GC";
-        });
+        args.add(collector().orElse(Collector.G1).flag());
         long heap = offHeap() ? z.splitHeap() : z.heapBytes();
         args.add("-Xms" + (heap >> 20) + "m");
         args.add("-Xmx" + (heap >> 20) + "m");

@@ -1,10 +1,12 @@
 package dev.floe.bench.somar;
 
 import dev.floe.bench.harness.Cell;
+import dev.floe.bench.harness.Collector;
 import dev.floe.bench.harness.Comparison;
 import dev.floe.bench.harness.GcTotals;
 import dev.floe.bench.harness.Isolation;
 import dev.floe.bench.harness.JitWarmUp;
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.MemorySnapshot;
 import dev.floe.bench.harness.Metric;
 import dev.floe.bench.harness.Mode;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 
 /**
@@ -42,7 +45,8 @@ import java.util.SplittableRandom;
  * out of memory (Java heap or Floe budget) reports 0 ops/s with {@code extra.out_of_memory = 1}
  * and rebuilds the structure for the next run, instead of failing the suite.
  *
- * <p>Ratios: {@code floe-nova} against {@code gc-g1}, {@code floe-ebr}, {@code floe-he},
+ * <p>Ratios: {@code floe-nova} against each collector ({@code gc-g1}, {@code gc-zgc},
+ * {@code gc-parallel}), {@code floe-ebr}, {@code floe-he},
  * {@code grow-only} and {@code floe-nova-magic} (the magic-number mode's cost: a ratio above 1
  * means magic mode is slower) on ops/s in every cell. Goals (paper, Figure 4(a)-(c)), on
  * {@code ll-read-write} at every thread count: at least 2x {@code gc-g1}, 1.2x {@code floe-ebr}
@@ -51,8 +55,9 @@ import java.util.SplittableRandom;
 public final class SomarSuite implements Suite {
 
     private static final String NOVA = SomarImpl.FLOE_NOVA.label();
-    private static final List<String> RATIO_AGAINST = List.of(SomarImpl.GC_G1.label(), SomarImpl.FLOE_EBR.label(),
-            SomarImpl.FLOE_HE.label(), SomarImpl.GROW_ONLY.label(), SomarImpl.FLOE_NOVA_MAGIC.label());
+    private static final List<String> RATIO_AGAINST = List.of(SomarImpl.GC_G1.label(), SomarImpl.GC_ZGC.label(),
+            SomarImpl.GC_PARALLEL.label(), SomarImpl.FLOE_EBR.label(), SomarImpl.FLOE_HE.label(),
+            SomarImpl.GROW_ONLY.label(), SomarImpl.FLOE_NOVA_MAGIC.label());
     private static final long FILL_SEED = 42;
 
     /** A throughput goal on ll-read-write: floe-nova at least {@code minRatio} times {@code vs}. */
@@ -95,7 +100,7 @@ public final class SomarSuite implements Suite {
 
     @Override
     public Map<String, Object> config(Settings s) {
-        Sizing z = Sizing.of(s.mode(), s.impls().size());
+        Sizing z = Sizing.of(s.mode(), s.variants().size(), s.commonBudgets());
         Map<String, Object> m = new LinkedHashMap<>(z.toJson());
         m.put("scaling", s.mode() == Mode.QUICK
                 ? "quick: LL-map 2,048 entries / 4,096 keys (paper ~65K / ~130K; O(n) per operation); skiplist "
@@ -119,9 +124,6 @@ public final class SomarSuite implements Suite {
         m.put("fill", "half the key range, chosen at random (seed " + FILL_SEED + "), once per worker JVM and "
                 + "structure, kept across runs (size stays near the fill); grow-only's structure is rebuilt when it "
                 + "has leaked past the off-heap budget");
-        Map<String, Object> jvm = new LinkedHashMap<>();
-        for (String impl : s.impls()) jvm.put(impl, String.join(" ", SomarImpl.byLabel(impl).jvmArgs(z)));
-        m.put("jvm_args", jvm);
         m.put("grow_only_cap_bytes", SomarImpl.growOnlyCap(z));
         m.put("memory", "per result, at the end of the measured window: heap_used_bytes (MemoryMXBean, garbage "
                 + "included), offheap committed/live from Floe's MemoryStats (live includes deleted slices awaiting "
@@ -167,13 +169,24 @@ public final class SomarSuite implements Suite {
     }
 
     @Override
-    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers) {
-        return SomarImpl.byLabel(impl).jvmArgs(Sizing.of(mode, liveWorkers));
+    public List<String> jvmArgs(String impl, Mode mode, int liveWorkers, JvmConfig jvm) {
+        return SomarImpl.byLabel(impl).jvmArgs(Sizing.of(mode, liveWorkers, jvm));
     }
 
     @Override
     public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK, 1);
+        return jvmArgs(impl, Mode.QUICK, 1, JvmConfig.DEFAULT);
+    }
+
+    /** The suite compares collectors (gc-*) and heap / off-heap splits. */
+    @Override
+    public boolean comparesCollectors() {
+        return true;
+    }
+
+    @Override
+    public Optional<Collector> collectorOf(String impl) {
+        return SomarImpl.byLabel(impl).collector();
     }
 
     @Override
@@ -195,7 +208,7 @@ public final class SomarSuite implements Suite {
     public Sample measure(Trial trial) throws Exception {
         SomarImpl impl = SomarImpl.byLabel(trial.impl());
         Workload w = Workload.byLabel(trial.workload());
-        Sizing z = Sizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1));
+        Sizing z = Sizing.of(trial.mode(), Integer.getInteger(LIVE_WORKERS, 1), trial.jvm());
         try {
             BenchMap map = structure(impl, w.structure, trial.mode(), z);
             int range = z.range(w.structure);

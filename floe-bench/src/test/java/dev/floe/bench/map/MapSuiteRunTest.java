@@ -1,6 +1,7 @@
 package dev.floe.bench.map;
 
 import dev.floe.bench.harness.Json;
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Progress;
@@ -123,5 +124,22 @@ class MapSuiteRunTest {
         assertEquals(Set.of("zc-get-vs-cslm", "put-vs-cslm", "mix95-vs-cslm", "compute-vs-cslm", "scan-desc-vs-cslm",
                 "scan-asc-vs-cslm", "reclaim-overhead", "capacity-vs-cslm", "rollup-vs-cslm", "rollup-overhead-vs-cslm",
                 "offheap-overhead", "rss-flat"), targets);
+    }
+
+    /** --heap / --offheap replace the split: cslm gets their sum as heap, the fill follows the off-heap budget. */
+    @Test
+    void budgetsFromTheCommandLineReplaceTheSplit() {
+        long mib = 1L << 20;
+        MapSizing quick = MapSizing.of(Mode.QUICK, 1);
+        MapSizing z = MapSizing.of(Mode.QUICK, 1, new JvmConfig(null, 64 * mib, 64 * mib));
+        assertEquals(64 * mib, z.splitHeap());
+        assertEquals(64 * mib, z.offheapBudget());
+        assertEquals(128 * mib, z.budgetBytes());
+        assertEquals((int) (0.4 * 64 * mib / MapSizing.oakEntryBlockBytes(z.keyBytes(), z.valueBytes())), z.entries(),
+                "fewer entries: as many as 40% of the off-heap budget holds");
+        assertTrue(z.entries() < quick.entries());
+        assertTrue(MapImpl.CSLM.jvmArgs(z).contains("-Xmx128m"));
+        assertTrue(MapImpl.FLOE_OAK.jvmArgs(z).contains("-Xmx64m"));
+        assertEquals(quick, MapSizing.of(Mode.QUICK, 1, JvmConfig.DEFAULT));
     }
 }

@@ -1,5 +1,6 @@
 package dev.floe.bench.map;
 
+import dev.floe.bench.harness.JvmConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -250,9 +251,9 @@ class RollupTest {
         assertTrue(input >= (long) RollupIngest.tuplesFor(quick, z) * RollupTuples.HEAP_BYTES_PER_TUPLE, "covers the input");
         for (String impl : new String[] {RollupIndex.OAK, RollupIndex.CSLM}) {
             long share = impl.equals(RollupIndex.CSLM) ? z.budgetBytes() : z.splitHeap();
-            assertTrue(suite.jvmArgs(impl, quick, 2, "rollup").contains("-Xmx" + ((share + input) >> 20) + "m"), impl);
-            assertTrue(suite.jvmArgs(impl, quick, 2, "ingest").contains("-Xmx" + (share >> 20) + "m"), impl);
-            assertEquals(suite.jvmArgs(impl, quick, 2), suite.jvmArgs(impl, quick, 2, "ingest"), impl);
+            assertTrue(suite.jvmArgs(impl, quick, 2, JvmConfig.DEFAULT, "rollup").contains("-Xmx" + ((share + input) >> 20) + "m"), impl);
+            assertTrue(suite.jvmArgs(impl, quick, 2, JvmConfig.DEFAULT, "ingest").contains("-Xmx" + (share >> 20) + "m"), impl);
+            assertEquals(suite.jvmArgs(impl, quick, 2, JvmConfig.DEFAULT), suite.jvmArgs(impl, quick, 2, JvmConfig.DEFAULT, "ingest"), impl);
         }
     }
 }

@@ -1,21 +1,27 @@
 package dev.floe.bench.somar;
 
+import dev.floe.bench.harness.BenchOptions;
+import dev.floe.bench.harness.Collector;
 import dev.floe.bench.harness.Json;
+import dev.floe.bench.harness.JvmConfig;
 import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Progress;
 import dev.floe.bench.harness.Report;
+import dev.floe.bench.harness.Result;
 import dev.floe.bench.harness.Settings;
 import dev.floe.bench.harness.SuiteReport;
 import dev.floe.bench.harness.SuiteRunner;
 import org.junit.jupiter.api.Test;
 
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -80,5 +86,66 @@ class SomarSuiteRunTest {
         assertEquals(1, targets.size(), "the gc-g1 goal on ll-read-write (the others need their baselines)");
         assertEquals("ll-read-write", targets.getFirst().get("workload"));
         assertEquals(2.0, ((Number) targets.getFirst().get("threshold")).doubleValue());
+    }
+
+    /**
+     * {@code --gc zgc,g1 --heap 256m --offheap 512m} on one workload: one worker per variant, the
+     * floe-nova worker of the ZGC configuration really runs ZGC (only ZGC reports cycle times),
+     * ratios pair variants of the same configuration, and the budgets reach the sizes and the
+     * worker options (gc-* get heap + off-heap). Goals name plain implementations: none here.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void collectorsAndBudgetsFromTheCommandLineReachTheWorkers() throws Exception {
+        String workloads = System.getProperty(SomarSuite.WORKLOADS_PROPERTY);
+        System.setProperty(SomarSuite.WORKLOADS_PROPERTY, "ll-read-write");
+        try {
+            SomarSuite suite = new SomarSuite();
+            long mib = 1L << 20;
+            Settings settings = Settings.resolve(suite, new BenchOptions(Mode.QUICK, List.of("floe-nova", "gc-g1", "gc-zgc"),
+                    List.of(1), 0.1, 0.05, 1, List.of(Collector.ZGC, Collector.G1), List.of(256 * mib), List.of(512 * mib)));
+            SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
+
+            Map<String, Result> byLabel = new HashMap<>();
+            report.results().forEach(r -> byLabel.put(r.impl(), r));
+            assertEquals(Set.of("floe-nova@zgc", "gc-zgc", "floe-nova@g1", "gc-g1"), byLabel.keySet());
+            assertTrue(byLabel.get("floe-nova@zgc").extra().containsKey("gc_cycles_ms"), "ran ZGC");
+            assertFalse(byLabel.get("floe-nova@g1").extra().containsKey("gc_cycles_ms"), "ran G1");
+            assertTrue(byLabel.get("gc-zgc").extra().containsKey("gc_cycles_ms"), "gc-zgc keeps ZGC");
+
+            Set<String> pairs = new HashSet<>();
+            report.ratios().forEach(q -> pairs.add(q.impl() + " vs " + q.vs()));
+            assertEquals(Set.of("floe-nova@zgc vs gc-zgc", "floe-nova@g1 vs gc-g1"), pairs);
+            assertTrue(report.targets().isEmpty(), "goals are for the plain implementations");
+
+            Map<String, Object> config = report.config();
+            assertEquals(512 * mib, ((Number) config.get("offheap_impl_offheap_budget_bytes")).longValue());
+            assertEquals(768 * mib, ((Number) config.get("gc_heap_bytes")).longValue());
+            Map<String, Object> args = (Map<String, Object>) config.get("jvm_args");
+            assertTrue(args.get("floe-nova@zgc").toString().contains("-XX:+UseZGC -Xms256m -Xmx256m"), args.toString());
+            assertTrue(args.get("gc-g1").toString().contains("-XX:+UseG1GC -Xms768m -Xmx768m"), args.toString());
+            assertEquals(Map.of("gc", "zgc", "heap_bytes", 256 * mib, "offheap_bytes", 512 * mib),
+                    ((Map<String, Object>) config.get("jvm_configs")).get("gc-zgc"));
+        } finally {
+            if (workloads == null) System.clearProperty(SomarSuite.WORKLOADS_PROPERTY);
+            else System.setProperty(SomarSuite.WORKLOADS_PROPERTY, workloads);
+        }
+    }
+
+    /** --heap / --offheap replace the split; the skiplist fill shrinks to what the off-heap budget holds. */
+    @Test
+    void budgetsFromTheCommandLineReplaceTheSplit() {
+        long mib = 1L << 20;
+        Sizing quick = Sizing.of(Mode.QUICK, 1);
+        Sizing big = Sizing.of(Mode.QUICK, 1, new JvmConfig(null, 512 * mib, 4096 * mib));
+        assertEquals(512 * mib, big.splitHeap());
+        assertEquals(4096 * mib, big.offheapBudget());
+        assertEquals(4608 * mib, big.heapBytes(), "gc-* get the same RAM as heap");
+        assertEquals(quick.slEntries(), big.slEntries(), "the quick fill fits: unchanged");
+        Sizing small = Sizing.of(Mode.QUICK, 1, new JvmConfig(null, 0, 128 * mib));
+        assertEquals(quick.splitHeap(), small.splitHeap(), "heap not given: the suite's split");
+        assertEquals((int) (0.85 * 128 * mib / Sizing.valueBlockBytes()), small.slEntries());
+        assertEquals(2 * small.slEntries(), small.slRange());
+        assertEquals(quick, Sizing.of(Mode.QUICK, 1, JvmConfig.DEFAULT));
     }
 }
