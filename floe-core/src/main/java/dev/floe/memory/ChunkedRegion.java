@@ -24,6 +24,8 @@ import java.lang.invoke.VarHandle;
 final class ChunkedRegion extends Region {
     static final long DEFAULT_CHUNK = 4L << 20;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
+    /** Linux's {@code errno} for "out of memory", what a refused {@code malloc} sets. */
+    private static final int ENOMEM = 12;
 
     private final Arena arena = Arena.ofShared();
     private final int chunkShift;
@@ -168,7 +170,15 @@ final class ChunkedRegion extends Region {
             }
         }
         long bytes = ((long) (last - from + 1)) << chunkShift;
-        MemorySegment seg = arena.allocate(bytes, 4096);
+        MemorySegment seg;
+        try {
+            seg = arena.allocate(bytes, 4096);
+        } catch (OutOfMemoryError e) { // malloc refused: a RuntimeException, so the caller refunds its charge
+            NativeMemoryException n = new NativeMemoryException("the arena cannot allocate " + bytes
+                    + " bytes to commit [" + offset + "+" + length + "): " + e.getMessage(), ENOMEM);
+            n.initCause(e);
+            throw n;
+        }
         long origin = ((long) from) << chunkShift;
         for (int i = from; i <= last; i++) {
             slotOrigin[i] = origin;

@@ -79,17 +79,27 @@ public final class FloeAllocator implements AutoCloseable {
     private FloeAllocator(Builder b) {
         this.name = b.name != null ? b.name : "floe-" + INSTANCES.incrementAndGet();
         this.region = Region.open(b.regionSize, b.superblockSize, b.mode, b.releaseMethod);
-        long smallLimit = (b.regionSize / 2) & -b.superblockSize;
-        this.budget = new Budget(b.budget, this::liveBytes);
-        this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve);
-        this.recarve = b.recarve;
-        this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
-        this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
-        this.maxAllocation = b.regionSize - smallLimit;
-        // before anything is handed out: the touch writes zeros over memory no one uses yet.
-        // Superblocks are carved from index 1 on (offset 0 is "null"), so the touch starts there.
-        region.preTouch(b.superblockSize, Math.min(b.preTouch, Math.min(b.budget, smallLimit - b.superblockSize)));
-        this.mbeanName = b.jmx ? registerMBean() : null;
+        try {
+            long smallLimit = (b.regionSize / 2) & -b.superblockSize;
+            this.budget = new Budget(b.budget, this::liveBytes);
+            // the directory is one heap reference per superblock: a huge region can run the heap out here
+            this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve);
+            this.recarve = b.recarve;
+            this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
+            this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
+            this.maxAllocation = b.regionSize - smallLimit;
+            // before anything is handed out: the touch writes zeros over memory no one uses yet.
+            // Superblocks are carved from index 1 on (offset 0 is "null"), so the touch starts there.
+            region.preTouch(b.superblockSize, Math.min(b.preTouch, Math.min(b.budget, smallLimit - b.superblockSize)));
+            this.mbeanName = b.jmx ? registerMBean() : null;
+        } catch (RuntimeException | Error e) { // no allocator to close: give the reservation back here
+            try {
+                region.close();
+            } catch (RuntimeException | Error suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     /** A builder with every default; {@link Builder#build()} opens the allocator. */
@@ -114,6 +124,9 @@ public final class FloeAllocator implements AutoCloseable {
      *
      * @throws IllegalArgumentException  if {@code size <= 0} or {@code size > maxAllocation()}
      * @throws FloeOutOfMemoryException  if the budget or the address space is exhausted
+     * @throws NativeMemoryException     if the system refuses the memory (in the arena-chunks
+     *                                   mode, the arena's allocation of a chunk fails); nothing
+     *                                   is charged to the budget
      * @throws IllegalStateException     if the allocator is closed
      */
     public long allocate(long size) {

@@ -191,6 +191,9 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
     /**
      * Makes {@code [offset, offset+length)} usable before the allocator first hands it out.
      * A no-op for mapped regions (pages fault in on touch); chunked regions allocate chunks.
+     *
+     * @throws NativeMemoryException if the memory cannot be had (chunked: the arena's
+     *                               allocation fails), with nothing committed
      */
     abstract void commit(long offset, long length);
 

@@ -278,4 +278,44 @@ class AllocatorApiEdgeCaseTest {
         assertTrue(output.contains("interrupt kept"), "trim() swallowed the caller's interrupt:\n" + output);
         assertEquals(0, r.exit(), output);
     }
+
+    /**
+     * A build that fails after the region was reserved (here the heap cannot hold the superblock
+     * directory of a 4 TiB region) gives the reservation back: there is no allocator to close.
+     */
+    @Test
+    void aBuildThatFailsUnmapsItsRegion(@TempDir Path dir) throws Exception {
+        ChildJvm.Result r = ChildJvm.run(dir, FailedBuildChildMain.class, 60,
+                "--enable-native-access=ALL-UNNAMED", "-Xmx64m");
+        String output = r.stdout() + r.stderr();
+        assertEquals(0, r.exit(), output);
+        assertTrue(r.stdout().contains("thrown=OutOfMemoryError"), output);
+        String[] kib = r.stdout().substring(r.stdout().indexOf("vmsize=") + 7).trim().split(",");
+        long grown = Long.parseLong(kib[1].trim()) - Long.parseLong(kib[0].trim());
+        assertTrue(grown < (1L << 30), "the 4 TiB reservation stayed mapped: the process grew by " + grown + " KiB");
+    }
+
+    /**
+     * In the arena-chunks mode a chunk the arena cannot allocate is a {@link NativeMemoryException}
+     * that leaves nothing charged, not an {@link OutOfMemoryError} that kept the request's bytes
+     * in the budget's committed count for good. Asks for 2 TiB, which Linux's default overcommit
+     * heuristic (and strict accounting) refuses; skipped under "always overcommit", where the
+     * arena would zero 2 TiB.
+     */
+    @Test
+    void aChunkTheArenaCannotAllocateChargesNothing() throws Exception {
+        String overcommit = java.nio.file.Files.readString(Path.of("/proc/sys/vm/overcommit_memory")).trim();
+        assumeTrue(!overcommit.equals("1"), "vm.overcommit_memory=1 would let the arena try");
+        try (FloeAllocator a = FloeAllocator.builder().mode(RegionMode.ARENA_CHUNKS).regionSize(1L << 43).jmx(false).build()) {
+            NativeMemoryException e = assertThrows(NativeMemoryException.class, () -> a.allocate(1L << 41));
+            assertEquals(12, e.errno(), "ENOMEM");
+            assertEquals(0, a.stats().committedBytes(), "the failed request is refunded");
+            long small = a.allocate(100);
+            long large = a.allocate(1 << 20);
+            a.free(small);
+            a.free(large);
+            a.trim();
+            assertEverythingReturned(a, FloeAllocator.DEFAULT_SUPERBLOCK_SIZE);
+        }
+    }
 }
