@@ -180,7 +180,7 @@ public final class MapSuite implements Suite {
         m.put("not_run", "floe-oak-noreclaim measures put-delete only, rollup measures floe-oak and cslm only; "
                 + "the other pairs have no results");
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
-        m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload, "
+        m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload it measures, "
                 + jitWarmupRoundSeconds(s.mode()) + " s each, every other round with two threads, until two rounds compiled less than "
                 + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
                 + jitWarmupMaxSeconds(s.mode()) + " s); then before each cell's first run, slices of that cell's "
@@ -387,7 +387,7 @@ public final class MapSuite implements Suite {
 
     /**
      * Once per worker JVM, before its first measured cell: rounds in which every timed workload
-     * runs for {@link #jitWarmupRoundSeconds} on a filled map (every other round with two
+     * the implementation measures runs for {@link #jitWarmupRoundSeconds} on a filled map (every other round with two
      * threads), until the JIT has gone quiet
      * ({@link JitWarmUp}: at least {@link #jitWarmupSeconds}, at most
      * {@link #jitWarmupMaxSeconds}), so that the JIT has compiled every operation of the
@@ -410,7 +410,7 @@ public final class MapSuite implements Suite {
             // 150 ms of compilation in its 0.3 s runs
             int t = round % 2 == 0 ? threads : Math.max(2, threads);
             for (MapWorkload w : MapWorkload.values()) {
-                if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP) continue;
+                if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP || !impl.runs(w)) continue;
                 MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());
                 List<OpTask> tasks = tasks(map, w, z, t);
                 if (w.grows()) dirty = true;
