@@ -101,7 +101,7 @@ public final class AllocSuite implements Suite {
     @Override
     public Settings defaults(Mode mode) {
         if (mode == Mode.FULL) return new Settings(mode, 10, 5, 3, Settings.fullThreads(), impls());
-        return new Settings(mode, 0.5, 0.25, 3, List.of(1, 2), impls());
+        return new Settings(mode, 0.4, 0.25, 3, List.of(1, 2), impls());
     }
 
     @Override

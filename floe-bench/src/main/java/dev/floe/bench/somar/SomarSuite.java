@@ -95,7 +95,7 @@ public final class SomarSuite implements Suite {
     @Override
     public Settings defaults(Mode mode) {
         if (mode == Mode.FULL) return new Settings(mode, 10, 5, 3, Settings.fullThreads(), impls());
-        return new Settings(mode, 0.25, 0.15, 3, List.of(1, 2), impls());
+        return new Settings(mode, 0.2, 0.15, 3, List.of(1, 2), impls());
     }
 
     @Override
