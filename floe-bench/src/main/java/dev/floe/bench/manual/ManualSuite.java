@@ -153,11 +153,6 @@ public final class ManualSuite implements Suite {
         return CacheImpl.byLabel(impl).jvmArgs(CacheSizing.of(mode, jvm));
     }
 
-    @Override
-    public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK, 1, JvmConfig.DEFAULT);
-    }
-
     /** The suite compares manual memory with a collector under one RAM budget: it takes --gc, --heap and --offheap. */
     @Override
     public boolean comparesCollectors() {

@@ -244,11 +244,6 @@ public final class MapSuite implements Suite {
         return MapImpl.byLabel(impl).jvmArgs(MapSizing.of(mode, liveWorkers, jvm));
     }
 
-    @Override
-    public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK, 1, JvmConfig.DEFAULT);
-    }
-
     /** The suite compares on-heap and off-heap maps under one RAM budget: it takes --gc, --heap and --offheap. */
     @Override
     public boolean comparesCollectors() {

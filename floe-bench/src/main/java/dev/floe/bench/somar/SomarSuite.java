@@ -173,11 +173,6 @@ public final class SomarSuite implements Suite {
         return SomarImpl.byLabel(impl).jvmArgs(Sizing.of(mode, liveWorkers, jvm));
     }
 
-    @Override
-    public List<String> jvmArgs(String impl) {
-        return jvmArgs(impl, Mode.QUICK, 1, JvmConfig.DEFAULT);
-    }
-
     /** The suite compares collectors (gc-*) and heap / off-heap splits. */
     @Override
     public boolean comparesCollectors() {
