@@ -12,7 +12,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * own history of successful updates, and checks the final state against the histories:
  * for every key, successful inserts minus successful removes is 1 if the key is present at the
  * end and 0 if not, and a present key holds a value some successful insert of that key wrote
- * (values are unique per insert). {@link #violations()} lists what does not hold.
+ * (values are unique per insert). Every value also names its key and its thread
+ * ({@link #value}), so that a {@code get(k)} during the run must return a value written for
+ * {@code k} by one of the threads: a value of another key (the words of a node freed and reused
+ * for another key, read and accepted) is a stale read. {@link #violations()} lists what does not
+ * hold.
  */
 final class ConcurrentHistoryChecker {
     private final LockFreeLongMap map;
@@ -23,6 +27,7 @@ final class ConcurrentHistoryChecker {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     ConcurrentHistoryChecker(LockFreeLongMap map, int keys, int threads) {
+        if (keys > 1 << 16 || threads > 1 << 15) throw new IllegalArgumentException("keys or threads do not fit a value");
         this.map = map;
         this.keys = keys;
         this.inserts = new long[threads][keys];
@@ -31,6 +36,16 @@ final class ConcurrentHistoryChecker {
     }
 
     private Thread[] threads;
+
+    /** The value thread {@code id}'s {@code seq}-th insert attempt writes for key {@code k}: unique, and names its key. */
+    static long value(int id, int k, long seq) {
+        return ((long) id << 48) | ((long) k << 32) | (seq & 0xFFFF_FFFFL);
+    }
+
+    /** The key a value was written for. */
+    static long keyOf(long v) {
+        return (v >>> 32) & 0xFFFF;
+    }
 
     /** Runs every thread for {@code millis}; virtual threads if asked. */
     void run(long millis, boolean virtual) throws InterruptedException {
@@ -57,7 +72,7 @@ final class ConcurrentHistoryChecker {
                             int k = rnd.nextInt(keys);
                             int op = rnd.nextInt(8);
                             if (op < 3) {
-                                long v = ((long) id << 40) | seq++;
+                                long v = value(id, k, seq++);
                                 if (map.insert(k, v)) {
                                     inserts[id][k]++;
                                     valuesByKey.get(k).add(v);
@@ -68,8 +83,9 @@ final class ConcurrentHistoryChecker {
                                 map.contains(k);
                             } else {
                                 long v = map.get(k, Long.MIN_VALUE);
-                                if (v != Long.MIN_VALUE && (v >>> 40) >= threads) {
-                                    throw new AssertionError("get(" + k + ") returned a value no thread wrote: " + v);
+                                if (v != Long.MIN_VALUE && (keyOf(v) != k || (v >>> 48) >= threads)) {
+                                    throw new AssertionError("get(" + k + ") returned " + Long.toHexString(v)
+                                            + ", a value written for key " + keyOf(v) + " (stale read of a reused node?)");
                                 }
                             }
                         }

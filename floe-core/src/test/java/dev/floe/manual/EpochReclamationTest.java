@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -131,10 +130,11 @@ class EpochReclamationTest {
         AtomicLong readAfterWake = new AtomicLong();
         AtomicLong readNext = new AtomicLong();
         CountDownLatch defended = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1); // not park(): it may return spuriously
         Thread parked = Thread.ofPlatform().start(() -> {
             try (Shield s = held.defend()) {
                 defended.countDown();
-                LockSupport.park(); // stalls while a participant, holding the shield
+                wake.await(); // stalls while a participant, holding the shield
                 readAfterWake.set(s.getLong(0));
                 s.defend(next); // ejected meanwhile: the commit fails, it rejoins and replays
                 readNext.set(s.getLong(0));
@@ -152,7 +152,7 @@ class EpochReclamationTest {
         assertEquals(freedBefore + 2_000, heap.freedCount());
         assertTrue(heap.ejections() >= 1, "the parked thread was ejected");
         long rejoinsBefore = heap.rejoins();
-        LockSupport.unpark(parked);
+        wake.countDown();
         parked.join();
         assertNull(failure.get());
         assertEquals(0xC0FFEE, readAfterWake.get());

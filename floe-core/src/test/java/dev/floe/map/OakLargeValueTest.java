@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -204,10 +205,11 @@ class OakLargeValueTest {
     }
 
     /**
-     * Writers rewrite whole values (every word the same stamp), grow and shrink them across the
-     * inline limit, remove and re-insert them; readers check that every value they read is one
-     * stamp throughout, through a read buffer's reader and through scans. A read that mixed two
-     * writes, or read a run after it was freed and reused, would show two stamps.
+     * Writers rewrite whole values (every word the same stamp, which names the key), grow and
+     * shrink them across the inline limit, remove and re-insert them; readers check that every
+     * value they read is one stamp throughout and names the key it was read for, through a read
+     * buffer's reader and through scans. A read that mixed two writes shows two stamps; a read of
+     * a run freed and reused whole by another key's value shows that key.
      */
     @Test
     void readersNeverSeeATornOrForeignLargeValue() throws Exception {
@@ -217,7 +219,7 @@ class OakLargeValueTest {
             int keys = 16;
             int inline = inlineMax(m) & ~7;
             AtomicLong stamps = new AtomicLong(1);
-            for (long k = 0; k < keys; k++) m.put(k, uniform(8 * (k + 1) * 997 % 40_000 + 8, stamps.getAndIncrement()));
+            for (long k = 0; k < keys; k++) m.put(k, uniform(8 * (k + 1) * 997 % 40_000 + 8, stampFor(k, stamps.getAndIncrement())));
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicLong reads = new AtomicLong(), writes = new AtomicLong();
@@ -229,7 +231,7 @@ class OakLargeValueTest {
                         try {
                             long k = r.nextInt(keys);
                             int size = 8 * (1 + r.nextInt(r.nextBoolean() ? inline / 8 : 12_000));
-                            long s = stamps.getAndIncrement();
+                            long s = stampFor(k, stamps.getAndIncrement());
                             switch (r.nextInt(4)) {
                                 case 0 -> m.put(k, uniform(size, s));
                                 case 1 -> m.zc().computeIfPresent(k, w -> {
@@ -258,23 +260,24 @@ class OakLargeValueTest {
                     while (!stop.get() && failure.get() == null) {
                         try {
                             if (scanner) {
-                                for (OakReadBuffer b : m.zc().values()) {
+                                for (Map.Entry<OakReadBuffer, OakReadBuffer> e : m.zc().entrySet()) {
                                     try {
-                                        checkUniform(b.transform(OakLargeValueTest::stampsOf));
+                                        checkValue(e.getValue().transform(OakLargeValueTest::stampsOf), e.getKey().getLong(0));
                                     } catch (RemovedValueException gone) {
                                         // removed after the scan handed it out: allowed
                                     }
                                     reads.incrementAndGet();
                                 }
-                                for (byte[] v : m.values()) {
-                                    checkUniform(stampsOf(MemorySegment.ofArray(v)));
+                                for (Map.Entry<Long, byte[]> e : m.entrySet()) {
+                                    checkValue(stampsOf(MemorySegment.ofArray(e.getValue())), e.getKey());
                                     reads.incrementAndGet();
                                 }
                             } else {
-                                OakReadBuffer b = m.zc().get((long) r.nextInt(keys));
+                                long k = r.nextInt(keys);
+                                OakReadBuffer b = m.zc().get(k);
                                 if (b == null) continue;
                                 try {
-                                    checkUniform(b.transform(OakLargeValueTest::stampsOf));
+                                    checkValue(b.transform(OakLargeValueTest::stampsOf), k);
                                     int n = b.size();
                                     if (n >= 8) b.getLong(n - 8); // a typed read, wherever the value lives now
                                 } catch (RemovedValueException | IndexOutOfBoundsException gone) {
@@ -296,7 +299,7 @@ class OakLargeValueTest {
             assertTrue(reads.get() > 100 && writes.get() > 100, "reads " + reads + ", writes " + writes);
             for (long k = 0; k < keys; k++) {
                 byte[] v = m.get(k);
-                if (v != null) checkUniform(stampsOf(MemorySegment.ofArray(v)));
+                if (v != null) checkValue(stampsOf(MemorySegment.ofArray(v)), k);
             }
             m.close();
             nova.reclaimNow();
@@ -323,6 +326,20 @@ class OakLargeValueTest {
             if (w != first) other = w;
         }
         return new long[] {first, other};
+    }
+
+    /** A stamp that names key {@code key}: the key in the top 16 bits, a sequence number below. */
+    private static long stampFor(long key, long seq) {
+        return key << 48 | seq;
+    }
+
+    /** {@link #checkUniform}, and the stamp names {@code key}: not a value of another key. */
+    private static void checkValue(long[] stamps, long key) {
+        checkUniform(stamps);
+        if (stamps[0] >>> 48 != key) {
+            throw new AssertionError("a value of key " + (stamps[0] >>> 48) + " (stamp " + Long.toHexString(stamps[0])
+                    + ") was read for key " + key);
+        }
     }
 
     private static void checkUniform(long[] stamps) {

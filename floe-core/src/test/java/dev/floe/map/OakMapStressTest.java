@@ -1171,7 +1171,9 @@ class OakMapStressTest {
                 // the remove marked its entry, which readers skip without looking at the slice;
                 // take the mark back, as if the remover had stalled before storing it, so that
                 // the readers below meet the reused slice
-                unmarkRemoved(map, 50L);
+                long removed = unmarkRemoved(map, 50L);
+                // the case under test: the slice the entry names now holds another incarnation
+                assertEquals(0, nova.beginReadAny(removed), "the removed value's block was reallocated");
                 Crew crew = new Crew(platform("reuse"));
                 crew.add("reader", () -> {
                     assertNull(map.get(50L));
@@ -1190,8 +1192,11 @@ class OakMapStressTest {
         }
     }
 
-    /** Clears the removed mark of {@code key}'s entry (a quiescent map), asserting that it was there. */
-    private static void unmarkRemoved(OakMap<Long, Long> map, long key) {
+    /**
+     * Clears the removed mark of {@code key}'s entry (a quiescent map), asserting that it was
+     * there; returns the value pointer the entry now holds.
+     */
+    private static long unmarkRemoved(OakMap<Long, Long> map, long key) {
         InternalOakMap<Long, Long> core = map.core;
         Chunk c = core.locate(key);
         int r = c.search(core.keys, key);
@@ -1199,6 +1204,7 @@ class OakMapStressTest {
         long v = c.value(r);
         assertTrue(SafePointer.isDeleted(v), "the remove marked its entry's value word");
         assertTrue(c.casValue(r, v, SafePointer.clearDeleted(v)));
+        return SafePointer.clearDeleted(v);
     }
 
     /**

@@ -84,11 +84,14 @@ class RemovalCountTest {
                 for (Thread t : threads) t.join(TimeUnit.SECONDS.toMillis(60));
                 if (failure.get() != null) throw new AssertionError(failure.get());
                 InternalOakMap<Long, Long> core = map.core;
+                int removedInAll = 0;
                 for (Chunk c = core.firstChunk(); c != null; c = c.next) {
                     int removed = removedEntries(core, c);
                     assertTrue(removed == 0 || c.removals > 0,
                             "chunk " + chunk + ": " + removed + " removed entries but no counted removal");
+                    removedInAll += removed;
                 }
+                assertTrue(removedInAll > 0, "chunk " + chunk + ": no removed entry left to check");
                 rebalanceAll(core);
                 int live = 0;
                 for (Chunk c = core.firstChunk(); c != null; c = c.next) {

@@ -188,6 +188,9 @@ class NovaMisuseTest {
                 if (alloc.region().getLongPlain(SafePointer.headerOffset(p)) == 0) zeroHeaders++;
                 assertFailsCleanly(nova, p);
                 assertFailsCleanly(nova, p & ~SafePointer.DELETED);
+                // version 0 over a zeroed header: SliceHeader.matches(0, p) holds, so only the
+                // refusal of version 0 before any read keeps the reader out
+                assertFailsCleanly(nova, SafePointer.of(SafePointer.headerOffset(p), 0));
             }
             assertTrue(zeroHeaders >= n * 5 / 6, "released headers read as zeros (readable after free)");
             // the released superblocks are reused; the old pointers still fail against the new slices
