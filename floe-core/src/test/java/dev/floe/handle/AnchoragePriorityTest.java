@@ -29,8 +29,11 @@ class AnchoragePriorityTest {
                 assertTrue(waitFor(service::runsAtLowPriority), "the loop lowered its priority");
                 assertEquals(OptionalInt.of(BackgroundPriority.SCHED_IDLE), policyOf("floe-anchorage"));
             }
-            try (Anchorage service = Anchorage.start(space, DefragConfig.DEFAULTS.withLowPriority(false))) {
-                Thread.sleep(50);
+            // moveEverything: the loop runs passes at once, so a pass proves it is past its start,
+            // where a lowered priority would have been taken
+            try (Anchorage service = Anchorage.start(space, DefragConfig.DEFAULTS.withLowPriority(false)
+                    .withMoveEverything(true).withWakeInterval(Duration.ofMillis(10)))) {
+                assertTrue(waitFor(() -> service.stats().passes() > 0), "the loop ran a pass");
                 assertFalse(service.runsAtLowPriority());
                 assertEquals(OptionalInt.of(0), policyOf("floe-anchorage"), "the thread keeps SCHED_OTHER");
             }
