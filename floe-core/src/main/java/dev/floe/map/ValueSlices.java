@@ -5,6 +5,7 @@ import dev.floe.memory.SizeClasses;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -457,6 +458,11 @@ final class ValueSlices {
                 return -1;
             }
             if ((lw & LOCKED) == 0 && region.compareAndSetLong(at, lw, lw | LOCKED)) {
+                // StoreStore: the writer's plain stores to the value must not become visible before
+                // L, or a reader could load new bytes, then an unlocked, unchanged lock word, and
+                // accept a torn value (the CAS orders only earlier accesses on ARM; StampedLock's
+                // write lock fences the same way). A compiler barrier only on x86.
+                VarHandle.storeStoreFence();
                 scope.slot = slot;
                 scope.lockWord = lw | LOCKED;
                 scope.held = true;
@@ -499,8 +505,17 @@ final class ValueSlices {
         return (lw & ~SEQ_MASK) | ((lw + SEQ_ONE) & SEQ_MASK);
     }
 
+    /**
+     * One step of a wait for another thread (a value's writer, a chunk's publishers): spin, then
+     * yield, then park for 1 us growing to 1 ms. Parking matters on virtual threads: a yield puts
+     * the waiter straight back on its carrier's queue, and waiters that only yield could keep both
+     * carriers busy while the threads they wait for made almost no progress (a compute scenario on
+     * 10 virtual threads over 2 carriers stalled past 15 s in about 3% of its runs; none in 240
+     * runs with parking). An interrupted thread's park returns at once, so it keeps yielding.
+     */
     static void backOff(int spins) {
         if (spins < 64) Thread.onSpinWait();
-        else Thread.yield();
+        else if (spins < 128 || Thread.currentThread().isInterrupted()) Thread.yield();
+        else LockSupport.parkNanos(1L << Math.min(spins - 118, 20));
     }
 }
