@@ -767,19 +767,33 @@ class OakMapStressTest {
         }
     }
 
+    /** A value word that names its key: the key in the top 16 bits, {@code low} below. */
+    static long owned(long key, long low) {
+        return key << 48 | low;
+    }
+
+    /** {@link #assertUniform}, and the value names {@code key}: not a value of another key. */
+    static void assertOwned(long[] a, long key, String what) {
+        assertUniform(a, what);
+        if (a != null && a[0] >>> 48 != key) {
+            fail(what + ": a value of key " + (a[0] >>> 48) + " (" + Long.toHexString(a[0]) + ") read for key " + key);
+        }
+    }
+
     /**
-     * Values of 64 bytes whose 8 longs are always equal. Writers overwrite them in place through
-     * zc computeIfPresent (writing the longs one by one, in either order), legacy compute, legacy
-     * and zc put, and sometimes remove and re-insert them, while keys in between churn. Readers
-     * read through zc get().transform, buffers kept from earlier, legacy get and scans (legacy and
-     * zero-copy): every value read is uniform. Old values returned by updates are uniform too.
+     * Values of 64 bytes whose 8 longs are always equal and name their key ({@link #owned}).
+     * Writers overwrite them in place through zc computeIfPresent (writing the longs one by one,
+     * in either order), legacy compute, legacy and zc put, and sometimes remove and re-insert them,
+     * while keys in between churn. Readers read through zc get().transform, buffers kept from
+     * earlier, legacy get and entry scans (legacy and zero-copy): every value read is uniform and
+     * of the key it was read for. Old values returned by updates are too.
      */
     @Test
-    void readersNeverSeeTornValues() throws Exception {
+    void readersNeverSeeTornOrForeignValues() throws Exception {
         try (OakMap<Long, long[]> map = OakMap.builder(OakCodecs.LONG, EIGHT_LONGS, OakCodecs.LONG)
                 .maxChunkEntries(4).build()) {
             final int hot = 16, span = 10; // hot keys 0, 10, .., 150; the others churn
-            for (int h = 0; h < hot; h++) map.put((long) h * span, eight(h));
+            for (int h = 0; h < hot; h++) map.put((long) h * span, eight(owned((long) h * span, 0)));
             Crew crew = new Crew(platform("torn"));
             for (int w = 0; w < 2; w++) {
                 int id = w;
@@ -788,7 +802,7 @@ class OakMapStressTest {
                     long seq = 0;
                     while (crew.going()) {
                         long k = (long) r.nextInt(hot) * span;
-                        long v = ((long) id << 40) | ++seq;
+                        long v = owned(k, ((long) id << 40) | ++seq);
                         switch (r.nextInt(8)) {
                             case 0, 1 -> map.zc().computeIfPresent(k, b -> {
                                 if (b.size() != 64) throw new AssertionError("size " + b.size());
@@ -797,20 +811,20 @@ class OakMapStressTest {
                             case 2 -> map.zc().computeIfPresent(k, b -> {
                                 for (int i = 7; i >= 0; i--) b.putLong(8 * i, v);
                             });
-                            case 3 -> assertUniform(map.put(k, eight(v)), "old value of put");
+                            case 3 -> assertOwned(map.put(k, eight(v)), k, "old value of put");
                             case 4 -> map.zc().put(k, eight(v));
-                            case 5 -> assertUniform(map.compute(k, (kk, old) -> {
-                                assertUniform(old, "compute's input");
+                            case 5 -> assertOwned(map.compute(k, (kk, old) -> {
+                                assertOwned(old, k, "compute's input");
                                 return eight(v);
-                            }), "compute's result");
+                            }), k, "compute's result");
                             case 6 -> {
-                                if (r.nextInt(8) == 0) assertUniform(map.remove(k), "removed value");
+                                if (r.nextInt(8) == 0) assertOwned(map.remove(k), k, "removed value");
                                 else map.zc().putIfAbsent(k, eight(v));
                             }
                             default -> {
                                 long o = (long) r.nextInt(hot * span);
                                 if (o % span == 0) break;
-                                if (r.nextBoolean()) map.put(o, eight(o));
+                                if (r.nextBoolean()) map.put(o, eight(owned(o, 0)));
                                 else map.remove(o);
                             }
                         }
@@ -832,7 +846,7 @@ class OakMapStressTest {
                                 if (b != null) {
                                     kept[h] = b;
                                     try {
-                                        assertUniform(b.transform(OakMapStressTest::readLongs), "zc get of " + k);
+                                        assertOwned(b.transform(OakMapStressTest::readLongs), k, "zc get of " + k);
                                     } catch (RemovedValueException removed) {
                                         // removed between get and read: allowed
                                     }
@@ -842,20 +856,22 @@ class OakMapStressTest {
                                 OakReadBuffer b = kept[h];
                                 if (b != null) {
                                     try {
-                                        assertUniform(b.transform(OakMapStressTest::readLongs), "kept buffer of " + k);
+                                        assertOwned(b.transform(OakMapStressTest::readLongs), k, "kept buffer of " + k);
                                     } catch (RemovedValueException removed) {
                                         kept[h] = null;
                                     }
                                 }
                             }
-                            case 3 -> assertUniform(map.get(k), "get of " + k);
+                            case 3 -> assertOwned(map.get(k), k, "get of " + k);
                             case 4 -> {
-                                for (long[] v : take(map.values(), SCAN_LIMIT)) assertUniform(v, "legacy scan");
+                                for (Map.Entry<Long, long[]> e : take(map.entrySet(), SCAN_LIMIT)) {
+                                    assertOwned(e.getValue(), e.getKey(), "legacy scan");
+                                }
                             }
                             default -> {
-                                for (OakReadBuffer b : take(map.zc().descendingMap().values(), SCAN_LIMIT)) {
+                                for (Map.Entry<OakReadBuffer, OakReadBuffer> e : take(map.zc().descendingMap().entrySet(), SCAN_LIMIT)) {
                                     try {
-                                        assertUniform(b.transform(OakMapStressTest::readLongs), "zc scan");
+                                        assertOwned(e.getValue().transform(OakMapStressTest::readLongs), e.getKey().getLong(0), "zc scan");
                                     } catch (RemovedValueException removed) {
                                         // allowed
                                     }
@@ -868,7 +884,7 @@ class OakMapStressTest {
             }
             crew.run(PHASE_NANOS);
             assertTrue(reads.get() > 0);
-            for (long[] v : take(map.values(), SCAN_LIMIT)) assertUniform(v, "final value");
+            for (Map.Entry<Long, long[]> e : take(map.entrySet(), SCAN_LIMIT)) assertOwned(e.getValue(), e.getKey(), "final value");
         }
     }
 
@@ -1313,12 +1329,13 @@ class OakMapStressTest {
             }
             List<Thread> stuck = threads.stream().filter(Thread::isAlive).toList();
             if (!stuck.isEmpty()) {
-                failed = true;
+                // the stacks before the stop signal: it may release the threads it names
                 StringBuilder sb = new StringBuilder("threads still running " + TimeUnit.NANOSECONDS.toSeconds(grace) + " s after the end (hang):");
                 for (Thread t : stuck) {
                     sb.append("\n").append(t.getName()).append(" ").append(t.getState());
                     for (StackTraceElement e : t.getStackTrace()) sb.append("\n    at ").append(e);
                 }
+                failed = true;
                 if (!failures.isEmpty()) sb.append("\nfirst failure: ").append(failures.getFirst());
                 throw new AssertionError(sb.toString());
             }
