@@ -89,6 +89,8 @@ final class HandleTable {
     }
 
     private long address(long id) {
+        // plain: a chunk slot is set once (release) before highWater's volatile store passes its
+        // ids, and every caller checked the id against highWater (contains) first
         return chunks.getPlain((int) (id >>> CHUNK_SHIFT)) + (id & (CHUNK_ENTRIES - 1)) * ENTRY_BYTES;
     }
 
@@ -119,6 +121,7 @@ final class HandleTable {
      */
     int publish(int id, int size, long offset) {
         long a = address(id);
+        // plain loads: the caller owns this FREE entry (its id came through the lock), no one writes it
         int version = version(region.getLongPlain(a + 8)) + 1;
         if (version == 0) version = 1;
         region.setLongRelease(a + 8, ((long) version << 32) | (size & 0xFFFF_FFFFL));

@@ -82,7 +82,7 @@ final class EpochReclamation extends Reclamation {
     private void reclaim(Participant p) {
         clock.advance(); // full fence
         p.warningsSent++;
-        VarHandle.fullFence();
+        VarHandle.fullFence(); // StoreLoad: the unlinks before the announcement scan (the advance's RMW is one too)
         long[] announced = announcements.snapshot();
         long oldest = announced.length == 0 ? Long.MAX_VALUE : announced[0];
         p.reclaims++;

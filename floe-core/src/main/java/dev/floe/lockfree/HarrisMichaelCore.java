@@ -156,6 +156,8 @@ final class HarrisMichaelCore {
             while (true) {
                 long cur = region.getLongAcquire(head); // head words are never freed
                 while (cur != 0) {
+                    // the acquires (head, then each next word) pair with the link CAS that published
+                    // cur, so its plain key and value are the initialised ones; readWarned validates them
                     long nextRaw = region.getLongAcquire(cur + NEXT);
                     long ckey = region.getLongPlain(cur + KEY);
                     long value = region.getLongPlain(cur + VALUE);

@@ -124,7 +124,7 @@ final class Participant extends ParticipantPadAfter {
     }
 
     boolean tryClaim() {
-        return (int) BUSY.getOpaque(this) == 0 && BUSY.compareAndSet(this, 0, 1);
+        return (int) BUSY.getOpaque(this) == 0 && BUSY.compareAndSet(this, 0, 1); // opaque: a hint; the CAS acquires
     }
 
     void unclaim() {

@@ -111,6 +111,7 @@ final class Chunk {
         return entries[e * STRIDE + KEY];
     }
 
+    /** The order prefix of a linked entry (published and acquired like its key). */
     long prefix(int e) {
         return entries[e * STRIDE + PREFIX];
     }
@@ -327,6 +328,7 @@ final class Chunk {
                 pred = cur;
                 cur = next(cur);
             }
+            // e is unreachable until the CAS below, which publishes this word with key and value
             ENTRY.setRelease(entries, e * STRIDE + NEXT, (long) cur);
             if (ENTRY.compareAndSet(entries, pred * STRIDE + NEXT, (long) cur, (long) e)) return e;
         }

@@ -190,6 +190,7 @@ final class ValueSlices {
     /** A writable view of the first {@code size} value bytes of a slice the caller owns or locks. */
     MemorySegment privateView(long ptr, int size) {
         long at = nova.dataOffset(ptr);
+        // plain: O is fixed for the slice's life; the owner wrote it, the locker's CAS acquired it
         if ((region.getLongPlain(at) & OUT_OF_LINE) != 0) return runView(at, size);
         return region.slice(at + HEADER, size);
     }
@@ -398,7 +399,7 @@ final class ValueSlices {
 
     /** The seqlock and Nova re-check (load fence first, inside {@link Nova#validate}). */
     private boolean stable(long ptr, long stamp, long at, long lockWord) {
-        return nova.validate(ptr, stamp) && region.getLongPlain(at) == lockWord;
+        return nova.validate(ptr, stamp) && region.getLongPlain(at) == lockWord; // plain: after validate's fence
     }
 
     /**

@@ -90,6 +90,8 @@ final class Superblock {
     }
 
     boolean isLive(int i) {
+        // acquire/release: the byte publishes no data; any legitimate caller got the offset through
+        // the user's own hand-over after markLive, which already orders the store
         return (byte) LIVE.getAcquire(live, i) != 0;
     }
 
@@ -126,6 +128,7 @@ final class Superblock {
 
     /** Marks every block free (a fresh superblock whose blocks {@code [0, taken)} go to a cache). */
     void initFree(int taken) {
+        // plain: the descriptor is private until install's directory release store and push CAS
         for (int i = taken; i < blockCount; i++) freeBits[i >>> 6] |= 1L << i;
     }
 

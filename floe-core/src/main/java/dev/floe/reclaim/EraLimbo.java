@@ -165,7 +165,7 @@ public final class EraLimbo {
     /** A pooled group whose array holds {@code count} references, or a new one. */
     private Group emptyGroup(int count) {
         for (int i = 0; i < POOL; i++) {
-            if (pool.getPlain(i) != null) {
+            if (pool.getPlain(i) != null) { // plain: a hint; the getAndSet takes the group
                 Group g = pool.getAndSet(i, null);
                 if (g != null) {
                     if (g.refs.length < count) g.refs = new long[count];
@@ -179,7 +179,7 @@ public final class EraLimbo {
     private void recycle(Group g) {
         g.count = 0;
         for (int i = 0; i < POOL; i++) {
-            if (pool.getPlain(i) == null && pool.compareAndSet(i, null, g)) return;
+            if (pool.getPlain(i) == null && pool.compareAndSet(i, null, g)) return; // plain: a hint; the CAS decides
         }
         // pool full: let the group go
     }

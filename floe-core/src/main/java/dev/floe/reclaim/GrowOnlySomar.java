@@ -47,6 +47,7 @@ public final class GrowOnlySomar implements Somar {
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
         Objects.requireNonNull(reader, "reader");
+        // acquire: pairs with allocate's release store; blocks are never freed, so no re-check
         long h = access.liveHeaderAcquire(ptr);
         if (h == 0) return onFailure;
         return reader.read(access.readOnlyView(ptr, h));

@@ -83,6 +83,7 @@ public final class HazardSlots {
                 if (i >= total) i -= total;
                 long[] words = t[i >>> segmentShift].words;
                 int w = (i & segmentMask) * STRIDE;
+                // opaque: only a hint that skips held slots; the CAS claims, publishes and fences
                 if ((long) SLOT.getOpaque(words, w) == 0 && SLOT.compareAndSet(words, w, 0L, ref)) {
                     return i;
                 }

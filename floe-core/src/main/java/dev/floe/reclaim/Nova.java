@@ -199,7 +199,7 @@ public final class Nova extends RetiringSomar {
         try {
             r = reader.read(SliceAccess.dataOf(slice));
         } catch (Throwable e) { // also Errors: garbage can make a reader allocate a huge array or recurse
-            VarHandle.loadLoadFence();
+            VarHandle.loadLoadFence(); // LoadLoad, as below: a failure of a reused slice's bytes is discarded
             if (!access.unchangedIn(slice, ptr, h)) return onFailure; // it read a reused slice
             throw e;
         }
@@ -416,6 +416,8 @@ public final class Nova extends RetiringSomar {
      * deleted meanwhile (the view is still safe to use while protected).
      */
     public long liveStamp(long ptr) {
+        // plain: protect's volatile load (or ownership) already saw this incarnation's header; a
+        // racing delete CAS may or may not be seen, and either answer is allowed here
         return access.liveHeaderPlain(ptr);
     }
 

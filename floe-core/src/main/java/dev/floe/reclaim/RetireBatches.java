@@ -138,6 +138,8 @@ public final class RetireBatches {
             Batch b = current.get(s);
             int i = (int) RESERVED.getAndAdd(b, 1);
             if (i < capacity) {
+                // release: pairs with the drainer's acquire of the entry, so the retire's delete
+                // (Nova: the deleted-bit CAS) happens-before the reference is freed
                 ENTRY.setRelease(b.entries, i, ref);
                 if (i == capacity - 1) seal(s, b);
                 return;
@@ -219,6 +221,8 @@ public final class RetireBatches {
         }
         if (firstMissing < 0) {
             drain.drain(entries, reserved);
+            // plain: no adder can write here any more (every reserved index was written, later
+            // ones are past capacity); the spare CAS and the seal's CAS publish the zeros
             Arrays.fill(entries, 0, reserved, 0L);
             spare.compareAndSet(s, null, entries);
             return;

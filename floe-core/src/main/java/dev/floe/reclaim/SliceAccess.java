@@ -180,6 +180,8 @@ final class SliceAccess {
     long liveHeaderAcquire(long ptr) {
         int block = blockOf(ptr);
         if (block == 0) return 0;
+        // acquire: pairs with allocate's release store (magic, run word, header), and keeps the
+        // optimistic read's data loads after this first load (the seqlock's opening read)
         long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
         return valid(h, ptr, block) ? h : 0;
     }
@@ -215,6 +217,8 @@ final class SliceAccess {
     long ownedLiveHeaderPlain(long ptr) {
         if (!stableGeometry || magic != 0) return liveHeaderPlain(ptr);
         if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        // plain: the closing load of an optimistic read; the caller ordered its loads before it
+        // (acquire or fence, see Nova#isLiveOwned)
         long h = region.getLongPlain(SafePointer.headerOffset(ptr) + state);
         return SliceHeader.matches(h, ptr) ? h : 0;
     }
@@ -273,6 +277,8 @@ final class SliceAccess {
      * (plain loads; the caller fences the data loads before this).
      */
     boolean unchanged(long ptr, long h) {
+        // A delete sets the deleted bit and a reuse (after it) writes a new version, so a slice
+        // deleted since h or reused before this load (after the caller's fence) no longer reads h.
         long hdr = SafePointer.headerOffset(ptr);
         return region.getLongPlain(hdr + state) == h && (magic == 0 || region.getLongPlain(hdr) == magic);
     }
