@@ -5,7 +5,7 @@ package dev.floe.bench.harness;
  * implementation's JIT profile, heap and native memory never colour another's numbers.
  */
 public enum Isolation {
-    /** One long-lived worker JVM per implementation, reused by every run of the suite. */
+    /** One long-lived worker JVM per implementation (per {@link Variant}), reused by every run of the suite. */
     SHARED_WORKER,
     /** A fresh JVM for every single run (memory-release measurements need a clean process). */
     FRESH_JVM

@@ -41,17 +41,17 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     /**
-     * Starts a worker JVM for one implementation of a suite with the suite's JVM options
-     * {@code jvmArgs} for it; {@code liveWorkers} worker JVMs (this one included) may be alive at
-     * once.
+     * Starts a worker JVM for one {@link Variant} of a suite (named {@code label} in messages) with
+     * its JVM options {@code jvmArgs}; {@code liveWorkers} worker JVMs (this one included) may be
+     * alive at once.
      */
-    static WorkerProcess start(Suite suite, String impl, List<String> jvmArgs, int liveWorkers) throws BenchmarkException {
+    static WorkerProcess start(Suite suite, String label, List<String> jvmArgs, int liveWorkers) throws BenchmarkException {
         List<String> cmd = command(suite, jvmArgs, liveWorkers);
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            return new WorkerProcess(suite.name() + "/" + impl, p);
+            return new WorkerProcess(suite.name() + "/" + label, p);
         } catch (IOException e) {
-            throw new BenchmarkException("cannot start a worker JVM for " + impl + ": " + String.join(" ", cmd), e);
+            throw new BenchmarkException("cannot start a worker JVM for " + label + ": " + String.join(" ", cmd), e);
         }
     }
 
