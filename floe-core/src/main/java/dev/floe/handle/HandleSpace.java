@@ -191,15 +191,10 @@ public final class HandleSpace implements AutoCloseable {
     public <R> R read(long handle, HandleReader<R> reader) {
         Objects.requireNonNull(reader, "reader");
         long id = checkedId(handle);
-        int v = Handle.version(handle);
         for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
             long a = table.meta(id);                          // acquire
-            if (HandleTable.version(a) != v) throw stale(handle, "was freed");
-            long s = table.state(id);                         // volatile
-            if (EntryState.isFree(s)) {
-                if (table.meta(id) == a) throw stale(handle, "was freed");
-                continue;
-            }
+            long s = stateOf(handle, id, a);
+            if (EntryState.isFree(s)) continue;
             R r;
             try {
                 r = reader.read(region.slice(EntryState.offset(s), HandleTable.size(a)).asReadOnly());
@@ -212,6 +207,20 @@ public final class HandleSpace implements AutoCloseable {
         try (Pin p = pin(handle)) {
             return reader.read(p.segment().asReadOnly());
         }
+    }
+
+    /**
+     * The entry's state word (volatile load), read after its meta word {@code a} in a retry loop
+     * of {@link #read}, {@link #pin} or {@link #free}. Throws if {@code a} names another version
+     * than the handle's, or if the entry is free while {@code a} is unchanged around that load
+     * (the handle was freed). A free word is returned only when {@code a} changed meanwhile: the
+     * caller retries.
+     */
+    private long stateOf(long handle, long id, long a) {
+        if (HandleTable.version(a) != Handle.version(handle)) throw stale(handle, "was freed");
+        long s = table.state(id);                             // volatile
+        if (EntryState.isFree(s) && table.meta(id) == a) throw stale(handle, "was freed");
+        return s;
     }
 
     /** The read's validation: LoadLoad, then the entry must hold the words read before. */
@@ -240,17 +249,12 @@ public final class HandleSpace implements AutoCloseable {
      */
     public Pin pin(long handle) {
         long id = checkedId(handle);
-        int v = Handle.version(handle);
         int slot = pins.protect(id); // claim + publish: full fence before the loads below
         try {
             while (true) {
                 long a = table.meta(id);
-                if (HandleTable.version(a) != v) throw stale(handle, "was freed");
-                long s = table.state(id);
-                if (EntryState.isFree(s)) {
-                    if (table.meta(id) == a) throw stale(handle, "was freed");
-                    continue;
-                }
+                long s = stateOf(handle, id, a);
+                if (EntryState.isFree(s)) continue;
                 if (EntryState.isMoving(s)) {
                     table.casState(id, s, EntryState.settled(s)); // cancel the move; reload either way
                     continue;
@@ -276,15 +280,10 @@ public final class HandleSpace implements AutoCloseable {
      */
     public void free(long handle) {
         long id = checkedId(handle);
-        int v = Handle.version(handle);
         while (true) {
             long a = table.meta(id);
-            if (HandleTable.version(a) != v) throw stale(handle, "was freed");
-            long s = table.state(id);
-            if (EntryState.isFree(s)) {
-                if (table.meta(id) == a) throw stale(handle, "was freed");
-                continue;
-            }
+            long s = stateOf(handle, id, a);
+            if (EntryState.isFree(s)) continue;
             if (table.meta(id) != a) continue;
             // a unchanged around the load of s: s is this version's state; the CAS keeps it so
             if (table.casState(id, s, EntryState.freed(s))) break;

@@ -79,7 +79,8 @@ final class EpochReclamation extends Reclamation {
         p.limbo.add(node, clock.current()); // volatile read after the unlinking CAS
     }
 
-    private void reclaim(Participant p) {
+    @Override
+    void reclaim(Participant p) {
         clock.advance(); // full fence
         p.warningsSent++;
         VarHandle.fullFence(); // StoreLoad: the unlinks before the announcement scan (the advance's RMW is one too)
@@ -87,18 +88,5 @@ final class EpochReclamation extends Reclamation {
         long oldest = announced.length == 0 ? Long.MAX_VALUE : announced[0];
         p.reclaims++;
         p.freed += p.limbo.drain((node, stamp) -> stamp < oldest, allocator::free);
-    }
-
-    @Override
-    public void reclaimIdle() {
-        for (Participant p : participants.all()) {
-            if (p.tryClaim()) {
-                try {
-                    if (p.limbo.size() > 0) reclaim(p);
-                } finally {
-                    participants.release(p);
-                }
-            }
-        }
     }
 }

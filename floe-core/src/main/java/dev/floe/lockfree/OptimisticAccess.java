@@ -118,6 +118,7 @@ abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamat
     abstract void noteRetire(Participant p);
 
     /** Algorithm 3 after the warning: free every limbo node no hazard pointer holds. */
+    @Override
     final void reclaim(Participant p) {
         warnBeforeReclaim(p);
         VarHandle.fullFence(); // StoreLoad: the warning is visible before the hazard scan below
@@ -136,18 +137,5 @@ abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamat
         long[] held = Arrays.copyOf(out, n);
         Arrays.sort(held);
         return held;
-    }
-
-    @Override
-    public final void reclaimIdle() {
-        for (Participant p : participants.all()) {
-            if (p.tryClaim()) {
-                try {
-                    if (p.limbo.size() > 0) reclaim(p);
-                } finally {
-                    participants.release(p);
-                }
-            }
-        }
     }
 }

@@ -202,7 +202,24 @@ public abstract class Reclamation {
      * operation holds right now (a reclamation pass for each). Use it after a bulk delete so that
      * emptied superblocks can go back to the OS; concurrent operations are allowed.
      */
-    public abstract void reclaimIdle();
+    public void reclaimIdle() {
+        for (Participant p : participants.all()) {
+            if (p.tryClaim()) {
+                try {
+                    if (p.limbo.size() > 0) reclaim(p);
+                } finally {
+                    participants.release(p);
+                }
+            }
+        }
+    }
+
+    /**
+     * One reclamation pass over the limbo list of {@code p}, which the caller holds. None by
+     * default: a scheme that never frees ({@link #none}) keeps its limbo lists empty.
+     */
+    void reclaim(Participant p) {
+    }
 
     /** Counters summed over participants (exact when no operation runs). */
     public Stats stats() {

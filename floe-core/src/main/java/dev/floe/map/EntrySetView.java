@@ -20,12 +20,7 @@ final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
 
     @Override
     public Iterator<Map.Entry<K, V>> iterator() {
-        return new ViewIterator<K, V, Map.Entry<K, V>>(view) {
-            @Override
-            Map.Entry<K, V> project(Map.Entry<K, V> e) {
-                return e;
-            }
-        };
+        return new ViewIterator<K, V, Map.Entry<K, V>>(view, e -> e);
     }
 
     /** Weakly consistent: CONCURRENT, DISTINCT, SORTED (by key), ORDERED, NONNULL; never SIZED. */

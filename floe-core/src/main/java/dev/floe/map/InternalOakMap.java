@@ -111,65 +111,50 @@ final class InternalOakMap<K, V> {
     /** The chunk whose range holds {@code probe} (not replaced when it was looked at). */
     Chunk locate(Object probe) {
         Object k = index.floor(probe);
-        return walkTo(k == null ? head : ((KeyCopy) k).chunk, probe);
-    }
-
-    private Chunk walkTo(Chunk c, Object probe) {
-        while (true) {
-            Chunk r = c.replacement;
-            if (r != null) {
-                c = r;
-                continue;
-            }
-            Chunk n = c.next;
-            if (n != null && keys.compareProbes(probe, n.minKey) >= 0) {
-                c = n;
-                continue;
-            }
-            return c;
-        }
-    }
-
-    /** The first chunk (following replacements of the head). */
-    Chunk firstChunk() {
-        Chunk c = head;
-        for (Chunk r; (r = c.replacement) != null; ) c = r;
-        return c;
+        return walkTo(k == null ? head : ((KeyCopy) k).chunk, probe, true);
     }
 
     /** The chunk holding the keys just below {@code minKey} (a chunk's minKey, not null). */
     Chunk chunkBefore(KeyCopy minKey) {
         Object k = index.lower(minKey);
-        Chunk c = k == null ? head : ((KeyCopy) k).chunk;
+        return walkTo(k == null ? head : ((KeyCopy) k).chunk, minKey, false);
+    }
+
+    /**
+     * From {@code c} (at or before the answer), the chunk whose range holds {@code probe}
+     * ({@code orAt}: a next chunk whose minKey equals it is taken) or the one just below it (such
+     * a chunk is not taken), following replacements on the way.
+     */
+    private Chunk walkTo(Chunk c, Object probe, boolean orAt) {
         while (true) {
-            Chunk r = c.replacement;
-            if (r != null) {
-                c = r;
-                continue;
-            }
+            c = latest(c);
             Chunk n = c.next;
-            if (n != null && keys.compareProbes(n.minKey, minKey) < 0) {
-                c = n;
-                continue;
-            }
-            return c;
+            if (n == null) return c;
+            boolean take = orAt
+                    ? keys.compareProbes(probe, n.minKey) >= 0
+                    : keys.compareProbes(n.minKey, probe) < 0;
+            if (!take) return c;
+            c = n;
         }
+    }
+
+    /** {@code c}, or the chunk that replaced it last (following replacements of replacements). */
+    private static Chunk latest(Chunk c) {
+        for (Chunk r; (r = c.replacement) != null; ) c = r;
+        return c;
+    }
+
+    /** The first chunk (following replacements of the head). */
+    Chunk firstChunk() {
+        return latest(head);
     }
 
     /** The last chunk. */
     Chunk lastChunk() {
         java.util.Iterator<Object> top = index.descendingIterator();
-        Chunk c = top.hasNext() ? ((KeyCopy) top.next()).chunk : head;
-        while (true) {
-            Chunk r = c.replacement;
-            if (r != null) {
-                c = r;
-                continue;
-            }
-            Chunk n = c.next;
-            if (n == null) return c;
-            c = n;
-        }
+        Chunk c = latest(top.hasNext() ? ((KeyCopy) top.next()).chunk : head);
+        for (Chunk n; (n = c.next) != null; ) c = latest(n);
+        return c;
     }
 
     /** Waits for the rebalance that froze a chunk this thread wanted to change. */

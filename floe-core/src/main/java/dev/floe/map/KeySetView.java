@@ -26,12 +26,7 @@ final class KeySetView<K> extends AbstractSet<K> implements NavigableSet<K> {
     }
 
     private static <K, V> Iterator<K> iterator(MapView<K, V> v) {
-        return new ViewIterator<K, V, K>(v) {
-            @Override
-            K project(Map.Entry<K, V> e) {
-                return e.getKey();
-            }
-        };
+        return new ViewIterator<K, V, K>(v, Map.Entry::getKey);
     }
 
     /** Weakly consistent: CONCURRENT, DISTINCT, SORTED (by {@link #comparator()}), ORDERED, NONNULL; never SIZED. */
@@ -102,14 +97,12 @@ final class KeySetView<K> extends AbstractSet<K> implements NavigableSet<K> {
 
     @Override
     public K pollFirst() {
-        Map.Entry<K, ?> e = view.pollFirstEntry();
-        return e == null ? null : e.getKey();
+        return MapView.keyOf(view.pollFirstEntry());
     }
 
     @Override
     public K pollLast() {
-        Map.Entry<K, ?> e = view.pollLastEntry();
-        return e == null ? null : e.getKey();
+        return MapView.keyOf(view.pollLastEntry());
     }
 
     @Override

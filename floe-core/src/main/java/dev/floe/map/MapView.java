@@ -341,34 +341,37 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         return new AbstractMap.SimpleImmutableEntry<>(key, (V) v);
     }
 
-    /** Entries at or after {@code key} in key order (inclusive or not), ascending. */
-    private Map.Entry<K, V> upFrom(Object key, boolean inclusive) {
-        return first(range.from(core.keys, checkKey(key), inclusive));
-    }
-
-    /** Entries at or before {@code key} in key order, descending. */
-    private Map.Entry<K, V> downFrom(Object key, boolean inclusive) {
-        return first(range.to(core.keys, checkKey(key), inclusive));
+    /**
+     * The entry nearest {@code key} in this view's order: the first at or after it ({@code after})
+     * or at or before it, {@code key} itself included or not. In key order that is the first entry
+     * of the range raised ({@link KeyRange#from}, ascending) or lowered ({@link KeyRange#to},
+     * descending) to {@code key}.
+     */
+    private Map.Entry<K, V> nearest(Object key, boolean after, boolean inclusive) {
+        K k = checkKey(key);
+        return after != range.descending()
+                ? first(range.from(core.keys, k, inclusive))
+                : first(range.to(core.keys, k, inclusive));
     }
 
     @Override
     public Map.Entry<K, V> ceilingEntry(K key) {
-        return range.descending() ? downFrom(key, true) : upFrom(key, true);
+        return nearest(key, true, true);
     }
 
     @Override
     public Map.Entry<K, V> higherEntry(K key) {
-        return range.descending() ? downFrom(key, false) : upFrom(key, false);
+        return nearest(key, true, false);
     }
 
     @Override
     public Map.Entry<K, V> floorEntry(K key) {
-        return range.descending() ? upFrom(key, true) : downFrom(key, true);
+        return nearest(key, false, true);
     }
 
     @Override
     public Map.Entry<K, V> lowerEntry(K key) {
-        return range.descending() ? upFrom(key, false) : downFrom(key, false);
+        return nearest(key, false, false);
     }
 
     @Override
@@ -403,16 +406,12 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public K firstKey() {
-        Map.Entry<K, V> e = firstEntry();
-        if (e == null) throw new java.util.NoSuchElementException();
-        return e.getKey();
+        return keyOrThrow(firstEntry());
     }
 
     @Override
     public K lastKey() {
-        Map.Entry<K, V> e = lastEntry();
-        if (e == null) throw new java.util.NoSuchElementException();
-        return e.getKey();
+        return keyOrThrow(lastEntry());
     }
 
     @Override
@@ -440,8 +439,15 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         }
     }
 
-    private static <K> K keyOf(Map.Entry<K, ?> e) {
+    /** The entry's key, or null for no entry. */
+    static <K> K keyOf(Map.Entry<K, ?> e) {
         return e == null ? null : e.getKey();
+    }
+
+    /** The entry's key; no entry (an empty view) throws, as {@code firstKey}/{@code lastKey} must. */
+    private static <K> K keyOrThrow(Map.Entry<K, ?> e) {
+        if (e == null) throw new java.util.NoSuchElementException();
+        return e.getKey();
     }
 
     /**

@@ -20,12 +20,7 @@ final class ValuesView<K, V> extends AbstractCollection<V> {
 
     @Override
     public Iterator<V> iterator() {
-        return new ViewIterator<K, V, V>(view) {
-            @Override
-            V project(Map.Entry<K, V> e) {
-                return e.getValue();
-            }
-        };
+        return new ViewIterator<K, V, V>(view, Map.Entry::getValue);
     }
 
     /** Weakly consistent: CONCURRENT, ORDERED, NONNULL; never SIZED. */
@@ -41,12 +36,7 @@ final class ValuesView<K, V> extends AbstractCollection<V> {
     @Override
     public boolean removeIf(Predicate<? super V> filter) {
         Objects.requireNonNull(filter);
-        boolean removed = false;
-        for (Iterator<Map.Entry<K, V>> it = new EntrySetView<>(view).iterator(); it.hasNext(); ) {
-            Map.Entry<K, V> e = it.next();
-            if (filter.test(e.getValue()) && view.remove(e.getKey(), e.getValue())) removed = true;
-        }
-        return removed;
+        return new EntrySetView<>(view).removeIf(e -> filter.test(e.getValue()));
     }
 
     @Override

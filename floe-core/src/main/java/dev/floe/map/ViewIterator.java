@@ -7,21 +7,25 @@ import java.util.NoSuchElementException;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Iterator of a legacy view: walks a {@link Cursor} one entry ahead and hands out the entry as a
- * snapshot (key, value or entry, by {@link #project}). {@code remove} removes the last key
+ * snapshot (key, value or entry, by the view's projection). {@code remove} removes the last key
  * returned from the map, as ConcurrentSkipListMap's iterators do. The views' spliterators wrap it
  * ({@link #spliterator}).
  */
-abstract class ViewIterator<K, V, T> implements Iterator<T> {
+final class ViewIterator<K, V, T> implements Iterator<T> {
     private final MapView<K, V> view;
+    /** What the view hands out of an entry: its key, its value, or the entry itself. */
+    private final Function<Map.Entry<K, V>, T> project;
     private final Cursor cursor;
     private Map.Entry<K, V> next;
     private K lastKey;
 
-    ViewIterator(MapView<K, V> view) {
+    ViewIterator(MapView<K, V> view, Function<Map.Entry<K, V>, T> project) {
         this.view = view;
+        this.project = project;
         view.core.checkOpen();
         this.cursor = new Cursor(view.core, view.range);
         advance();
@@ -38,8 +42,6 @@ abstract class ViewIterator<K, V, T> implements Iterator<T> {
         }
     }
 
-    abstract T project(Map.Entry<K, V> e);
-
     @Override
     public boolean hasNext() {
         view.core.checkOpen();
@@ -53,7 +55,7 @@ abstract class ViewIterator<K, V, T> implements Iterator<T> {
         if (e == null) throw new NoSuchElementException();
         lastKey = e.getKey();
         advance();
-        return project(e);
+        return project.apply(e);
     }
 
     @Override

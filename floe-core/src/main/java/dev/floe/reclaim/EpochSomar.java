@@ -92,28 +92,13 @@ public final class EpochSomar extends RetiringSomar {
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
         Objects.requireNonNull(reader, "reader");
-        return pinned(ptr, reader, null, null, onFailure);
+        return announcedAccess(ptr, false, reader, null, null, onFailure); // pin: announce once
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
         Objects.requireNonNull(writer, "writer");
-        return pinned(ptr, null, writer, param, onFailure);
-    }
-
-    /** Runs {@code reader} (read-only view) or else {@code writer} (writable view) while pinned. */
-    private <P, R> R pinned(long ptr, SliceReader<R> reader, SliceWriter<P, R> writer, P param, R onFailure) {
-        if (SafePointer.isDeleted(ptr)) return onFailure; // no pin for a pointer that fails anyway
-        int slot = slots.protect(clock.current()); // CAS: claim + announce, full fence
-        try {
-            long h = access.liveHeaderVolatile(ptr); // after the announcement (StoreLoad via the CAS)
-            if (h == 0) return onFailure;
-            return reader != null
-                    ? reader.read(access.readOnlyView(ptr, h))
-                    : writer.write(access.view(ptr, h), param);
-        } finally {
-            slots.clear(slot); // release: the access's loads and stores before the unpin
-        }
+        return announcedAccess(ptr, false, null, writer, param, onFailure);
     }
 
     /** EBR's rule: a batch retired in epoch {@code e} is free once every announcement is newer. */

@@ -96,39 +96,13 @@ public final class HazardErasSomar extends RetiringSomar {
     @Override
     public <R> R readOr(long ptr, SliceReader<R> reader, R onFailure) {
         Objects.requireNonNull(reader, "reader");
-        return protectedAccess(ptr, reader, null, null, onFailure);
+        return announcedAccess(ptr, true, reader, null, null, onFailure); // protect: until the era is stable
     }
 
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
         Objects.requireNonNull(writer, "writer");
-        return protectedAccess(ptr, null, writer, param, onFailure);
-    }
-
-    /** Runs {@code reader} (read-only view) or else {@code writer} (writable view) under a hazard era. */
-    private <P, R> R protectedAccess(long ptr, SliceReader<R> reader, SliceWriter<P, R> writer, P param,
-            R onFailure) {
-        if (SafePointer.isDeleted(ptr)) return onFailure; // no announcement for a pointer that fails anyway
-        long announced = clock.current();
-        int slot = slots.protect(announced); // CAS: claim + publish, full fence
-        try {
-            long h;
-            while (true) {
-                h = access.liveHeaderVolatile(ptr); // after the publication (StoreLoad via the CAS)
-                if (h == 0) return onFailure;
-                long now = clock.current(); // after the validation: HE's stability check
-                if (now == announced) break;
-                slots.clear(slot);
-                slot = -1;
-                announced = now;
-                slot = slots.protect(announced);
-            }
-            return reader != null
-                    ? reader.read(access.readOnlyView(ptr, h))
-                    : writer.write(access.view(ptr, h), param);
-        } finally {
-            if (slot >= 0) slots.clear(slot); // release: the access's loads and stores first
-        }
+        return announcedAccess(ptr, true, null, writer, param, onFailure);
     }
 
     /** HE's rule: free each slice whose lifetime [birth, r] holds no announced era. */

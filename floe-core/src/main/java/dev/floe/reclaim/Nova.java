@@ -364,19 +364,7 @@ public final class Nova extends RetiringSomar {
      */
     public int protect(long ptr) {
         if (access.blockOf(ptr) == 0) return -1;
-        int slot = slots.protect(SafePointer.headerOffset(ptr));
-        long h;
-        try {
-            h = access.liveHeaderVolatile(ptr);
-        } catch (RuntimeException | Error e) { // the region closed meanwhile: give the slot back
-            slots.clear(slot);
-            throw e;
-        }
-        if (h == 0) {
-            slots.clear(slot);
-            return -1;
-        }
-        return slot;
+        return publishAndValidate(ptr, false);
     }
 
     /**
@@ -385,12 +373,23 @@ public final class Nova extends RetiringSomar {
      * block-geometry lookups.
      */
     public int protectOwned(long ptr) {
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return -1;
+        if (SafePointer.cannotBeLive(ptr)) return -1;
+        return publishAndValidate(ptr, true);
+    }
+
+    /**
+     * {@link #protect}'s steps after the pointer check: publish the header offset in a hazard slot
+     * (one CAS, a full fence), then validate the header (volatile load; for an {@code owned}
+     * pointer without the block-geometry lookups). Returns the slot, or -1 with the slot cleared
+     * if the slice is not live; an exception from the load (the region closed meanwhile, or a
+     * forged owned pointer beyond it) gives the slot back before it propagates.
+     */
+    private int publishAndValidate(long ptr, boolean owned) {
         int slot = slots.protect(SafePointer.headerOffset(ptr));
         long h;
         try {
-            h = access.ownedLiveHeaderVolatile(ptr);
-        } catch (RuntimeException | Error e) { // a closed region, or a forged pointer beyond it
+            h = owned ? access.ownedLiveHeaderVolatile(ptr) : access.liveHeaderVolatile(ptr);
+        } catch (RuntimeException | Error e) {
             slots.clear(slot);
             throw e;
         }

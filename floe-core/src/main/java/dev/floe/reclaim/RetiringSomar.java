@@ -7,8 +7,8 @@ import java.util.Objects;
  * What Nova and the epoch-style baselines share: slices through {@link SliceAccess}, deletes
  * through {@link RetireBatches}, and a drain that advances the clock, frees what the scheme's
  * rule allows and parks the rest in an {@link EraLimbo}. A scheme adds how an access protects
- * itself (its {@code readOr}/{@code writeOr}, announcing in {@link #slots}) and its rule
- * ({@link #release}).
+ * itself (its {@code readOr}/{@code writeOr}, announcing in {@link #slots}; the epoch baselines
+ * share {@link #announcedAccess}) and its rule ({@link #release}).
  *
  * <p>The drain: advance the clock (atomic increment, a full fence: every delete of the batch
  * precedes the scans that follow), then let the limbo apply the rule to this batch and to the groups
@@ -77,6 +77,45 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
     public final void reclaimNow() {
         retired.drainAll();
         limbo.sweep(slots, clock, rule);
+    }
+
+    /**
+     * The epoch baselines' access ({@link EpochSomar}'s pin, {@link HazardErasSomar}'s protect):
+     * announce the clock's current value in a hazard slot (one CAS, a full fence), validate the
+     * header (volatile load, after the announcement), run {@code reader} on a read-only view or
+     * else {@code writer} on a writable view of exactly the slice, then clear the slot (release
+     * store, after the access's loads and stores). No post-validation: the announcement keeps the
+     * slice from being freed.
+     *
+     * @param untilStable re-read the clock after each validation and, if it moved, announce the
+     *                    new value and validate again (HE's {@code get_protected} loop: the
+     *                    announcement must be current after the load it protects); EBR announces
+     *                    once ({@code false})
+     */
+    final <P, R> R announcedAccess(long ptr, boolean untilStable, SliceReader<R> reader, SliceWriter<P, R> writer,
+            P param, R onFailure) {
+        if (SafePointer.isDeleted(ptr)) return onFailure; // no announcement for a pointer that fails anyway
+        long announced = clock.current();
+        int slot = slots.protect(announced); // CAS: claim + publish, full fence
+        try {
+            long h;
+            while (true) {
+                h = access.liveHeaderVolatile(ptr); // after the publication (StoreLoad via the CAS)
+                if (h == 0) return onFailure;
+                if (!untilStable) break;
+                long now = clock.current(); // after the validation: HE's stability check
+                if (now == announced) break;
+                slots.clear(slot);
+                slot = -1;
+                announced = now;
+                slot = slots.protect(announced);
+            }
+            return reader != null
+                    ? reader.read(access.readOnlyView(ptr, h))
+                    : writer.write(access.view(ptr, h), param);
+        } finally {
+            if (slot >= 0) slots.clear(slot); // release: the access's loads and stores first
+        }
     }
 
     /**

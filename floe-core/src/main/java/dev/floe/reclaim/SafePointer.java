@@ -58,6 +58,14 @@ public final class SafePointer {
         return (ptr & DELETED) != 0;
     }
 
+    /**
+     * Whether the pointer alone shows it names no live slice: it carries the deleted mark, or
+     * version 0 (never issued). Touches no memory.
+     */
+    static boolean cannotBeLive(long ptr) {
+        return isDeleted(ptr) || version(ptr) == 0;
+    }
+
     /** The same pointer with its deleted bit set. */
     public static long markDeleted(long ptr) {
         return ptr | DELETED;

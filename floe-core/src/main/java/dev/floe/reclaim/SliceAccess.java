@@ -52,8 +52,12 @@ final class SliceAccess {
     final EraClock clock;
     /** The random magic every live header carries in magic-number mode, else 0. */
     private final long magic;
-    /** Whether block starts never change size (the allocator does not re-carve superblocks). */
-    private final boolean stableGeometry;
+    /**
+     * Whether an owned pointer's header can be checked by its version alone: block starts never
+     * change size (the allocator does not re-carve superblocks) and there is no magic to check.
+     * Otherwise the {@code owned*} methods take the full validation.
+     */
+    private final boolean ownedByVersion;
     /** Offset of the state word in the header: 0, or 8 behind the magic. */
     private final long state;
     /** Header bytes in front of the data: 8, or 16 with the magic. */
@@ -72,7 +76,7 @@ final class SliceAccess {
         this.region = allocator.region();
         this.clock = CLOCKS.computeIfAbsent(allocator, a -> new EraClock());
         this.magic = magicNumbers ? randomMagic() : 0;
-        this.stableGeometry = !allocator.recarvesEmptySuperblocks();
+        this.ownedByVersion = !allocator.recarvesEmptySuperblocks() && !magicNumbers;
         this.state = magicNumbers ? 8 : 0;
         this.headerBytes = magicNumbers ? 16 : 8;
     }
@@ -166,7 +170,7 @@ final class SliceAccess {
      * slice (deleted mark, version 0, not a block start). Touches no memory.
      */
     int blockOf(long ptr) {
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        if (SafePointer.cannotBeLive(ptr)) return 0;
         return allocator.blockSizeAt(SafePointer.headerOffset(ptr));
     }
 
@@ -207,16 +211,16 @@ final class SliceAccess {
      * still holds this incarnation (whose length was checked when it was allocated).
      */
     long ownedIncarnationHeaderAcquire(long ptr) {
-        if (!stableGeometry || magic != 0) return incarnationHeaderAcquire(ptr);
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        if (!ownedByVersion) return incarnationHeaderAcquire(ptr);
+        if (SafePointer.cannotBeLive(ptr)) return 0;
         long h = region.getLongAcquire(SafePointer.headerOffset(ptr) + state);
         return SliceHeader.matches(h & ~SliceHeader.DELETED, ptr) ? h : 0;
     }
 
     /** {@link #liveHeaderPlain} for an owned pointer (see {@link #ownedIncarnationHeaderAcquire}). */
     long ownedLiveHeaderPlain(long ptr) {
-        if (!stableGeometry || magic != 0) return liveHeaderPlain(ptr);
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        if (!ownedByVersion) return liveHeaderPlain(ptr);
+        if (SafePointer.cannotBeLive(ptr)) return 0;
         // plain: the closing load of an optimistic read; the caller ordered its loads before it
         // (acquire or fence, see Nova#isLiveOwned)
         long h = region.getLongPlain(SafePointer.headerOffset(ptr) + state);
@@ -232,8 +236,8 @@ final class SliceAccess {
      * {@link #ownedLiveHeaderPlain} then.
      */
     long ownedLiveExpectation(long ptr) {
-        if (!stableGeometry || magic != 0) return 0;
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        if (!ownedByVersion) return 0;
+        if (SafePointer.cannotBeLive(ptr)) return 0;
         return SliceHeader.expectedState(ptr);
     }
 
@@ -247,8 +251,8 @@ final class SliceAccess {
 
     /** {@link #liveHeaderVolatile} for an owned pointer (see {@link #ownedIncarnationHeaderAcquire}). */
     long ownedLiveHeaderVolatile(long ptr) {
-        if (!stableGeometry || magic != 0) return liveHeaderVolatile(ptr);
-        if (SafePointer.isDeleted(ptr) || SafePointer.version(ptr) == 0) return 0;
+        if (!ownedByVersion) return liveHeaderVolatile(ptr);
+        if (SafePointer.cannotBeLive(ptr)) return 0;
         long h = region.getLongVolatile(SafePointer.headerOffset(ptr) + state);
         return SliceHeader.matches(h, ptr) ? h : 0;
     }
