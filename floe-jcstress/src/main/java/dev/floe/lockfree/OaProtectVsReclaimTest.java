@@ -36,7 +36,15 @@ import org.openjdk.jcstress.infra.results.III_Result;
  */
 public class OaProtectVsReclaimTest {
 
-    /** The shared body: a head word and a node per state, on a scheme shared by the VM. */
+    /**
+     * The shared body: a head word and a node per state, on a scheme shared by the VM. Its
+     * outcomes are both schemes' (jcstress reads them through {@code @Inherited}); the actors
+     * must stand in each test class, since jcstress generates a test from its own methods.
+     */
+    @Outcome(id = {"0, [01], 1", "1, [01], 1"}, expect = ACCEPTABLE, desc = "the writer gave up, or worked on the node while it was protected")
+    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "the writer's protected node had been freed and reused")
+    @Outcome(id = ".*, .*, 0", expect = FORBIDDEN, desc = "a protected CAS marked a freed and reused block")
+    @Outcome(expect = FORBIDDEN, desc = "anything else")
     abstract static class Body {
         private final OptimisticAccess rec;
         private final long head;
@@ -92,10 +100,6 @@ public class OaProtectVsReclaimTest {
 
     @JCStressTest
     @Description("OA-VER: hazard pointer then clock check vs clock advance then hazard scan, free and reuse")
-    @Outcome(id = {"0, [01], 1", "1, [01], 1"}, expect = ACCEPTABLE, desc = "the writer gave up, or worked on the node while it was protected")
-    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "the writer's protected node had been freed and reused")
-    @Outcome(id = ".*, .*, 0", expect = FORBIDDEN, desc = "a protected CAS marked a freed and reused block")
-    @Outcome(expect = FORBIDDEN, desc = "anything else")
     @State
     public static class Ver extends Body {
         static final Reclamation REC = Reclamation.oaVer(OaFixture.ALLOC, 1);
@@ -122,10 +126,6 @@ public class OaProtectVsReclaimTest {
 
     @JCStressTest
     @Description("OA-BIT: hazard pointer then warning-bit check vs warning bits then hazard scan, free and reuse")
-    @Outcome(id = {"0, [01], 1", "1, [01], 1"}, expect = ACCEPTABLE, desc = "the writer gave up, or worked on the node while it was protected")
-    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "the writer's protected node had been freed and reused")
-    @Outcome(id = ".*, .*, 0", expect = FORBIDDEN, desc = "a protected CAS marked a freed and reused block")
-    @Outcome(expect = FORBIDDEN, desc = "anything else")
     @State
     public static class Bit extends Body {
         static final Reclamation REC = Reclamation.oaBit(OaFixture.ALLOC, 1);

@@ -37,7 +37,14 @@ import org.openjdk.jcstress.infra.results.II_Result;
  */
 public class OaReadCheckVsReclaimTest {
 
-    /** The shared body: a list per state on a scheme shared by every state of the VM. */
+    /**
+     * The shared body: a list per state on a scheme shared by every state of the VM. Its outcomes
+     * are both schemes' (jcstress reads them through {@code @Inherited}); the actors must stand in
+     * each test class, since jcstress generates a test from its own methods.
+     */
+    @Outcome(id = {"0, [01]", "1, [01]"}, expect = ACCEPTABLE, desc = "absent (after the remove), or the node's own value")
+    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "get accepted the reused block's value: a stale read passed the warning check")
+    @Outcome(expect = FORBIDDEN, desc = "anything else")
     abstract static class Body {
         private final HarrisMichaelList list;
         private final long node;
@@ -70,9 +77,6 @@ public class OaReadCheckVsReclaimTest {
 
     @JCStressTest
     @Description("OA-VER: get's loads, then the clock check, vs a pass that frees the node and a reuse of its block")
-    @Outcome(id = {"0, [01]", "1, [01]"}, expect = ACCEPTABLE, desc = "absent (after the remove), or the node's own value")
-    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "get accepted the reused block's value: a stale read passed the warning check")
-    @Outcome(expect = FORBIDDEN, desc = "anything else")
     @State
     public static class Ver extends Body {
         static final Reclamation REC = Reclamation.oaVer(OaFixture.ALLOC, 1);
@@ -99,9 +103,6 @@ public class OaReadCheckVsReclaimTest {
 
     @JCStressTest
     @Description("OA-BIT: get's loads, then the warning-bit check, vs a pass that frees the node and a reuse of its block")
-    @Outcome(id = {"0, [01]", "1, [01]"}, expect = ACCEPTABLE, desc = "absent (after the remove), or the node's own value")
-    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "get accepted the reused block's value: a stale read passed the warning check")
-    @Outcome(expect = FORBIDDEN, desc = "anything else")
     @State
     public static class Bit extends Body {
         static final Reclamation REC = Reclamation.oaBit(OaFixture.ALLOC, 1);

@@ -1,6 +1,7 @@
 package dev.floe.bench.alloc;
 
-import java.util.Arrays;
+import dev.floe.bench.harness.Labels;
+
 import java.util.List;
 
 /** The implementations of the alloc suite, by their fixed names. */
@@ -27,15 +28,12 @@ public enum AllocImpl {
 
     /** Every name, in display order. */
     public static List<String> labels() {
-        return Arrays.stream(values()).map(AllocImpl::label).toList();
+        return Labels.of(values(), AllocImpl::label);
     }
 
     /** The implementation with this name. */
     public static AllocImpl byLabel(String label) {
-        for (AllocImpl i : values()) {
-            if (i.label.equals(label)) return i;
-        }
-        throw new IllegalArgumentException("no alloc implementation '" + label + "'; choose from " + labels());
+        return Labels.find(values(), AllocImpl::label, label, "no alloc implementation");
     }
 
     /** A fresh allocator for one trial, with room for {@code slots} live blocks. */

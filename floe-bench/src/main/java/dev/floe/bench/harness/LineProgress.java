@@ -3,23 +3,10 @@ package dev.floe.bench.harness;
 import java.io.PrintStream;
 
 /** {@link Progress} as one plain line per finished run, for logs and redirected output. */
-final class LineProgress implements Progress {
-
-    private final PrintStream out;
-    private String suite;
-    private int steps;
-    private int done;
+final class LineProgress extends CountingProgress {
 
     LineProgress(PrintStream out) {
-        this.out = out;
-    }
-
-    @Override
-    public void begin(String suite, int steps, double estimateSeconds) {
-        this.suite = suite;
-        this.steps = steps;
-        this.done = 0;
-        Progress.announce(out, suite, steps, estimateSeconds);
+        super(out);
     }
 
     @Override

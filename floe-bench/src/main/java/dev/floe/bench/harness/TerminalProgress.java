@@ -7,30 +7,23 @@ import java.io.PrintStream;
  * time left from the pace so far, and the run in progress. The line stays within 79 columns:
  * a longer one would wrap, and a carriage return cannot redraw a wrapped line.
  */
-final class TerminalProgress implements Progress {
+final class TerminalProgress extends CountingProgress {
 
     private static final int BAR = 20;
     private static final int WIDTH = 79;
 
-    private final PrintStream out;
-    private String suite;
-    private int steps;
-    private int done;
     private long startNanos;
     private double estimateSeconds;
 
     TerminalProgress(PrintStream out) {
-        this.out = out;
+        super(out);
     }
 
     @Override
     public void begin(String suite, int steps, double estimateSeconds) {
-        this.suite = suite;
-        this.steps = steps;
-        this.done = 0;
         this.estimateSeconds = estimateSeconds;
         this.startNanos = System.nanoTime();
-        Progress.announce(out, suite, steps, estimateSeconds);
+        super.begin(suite, steps, estimateSeconds);
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.floe.bench.manual;
 
 import dev.floe.bench.harness.Collector;
+import dev.floe.bench.harness.Labels;
 
-import java.util.Arrays;
 import java.util.List;
 
 /** The implementations of the {@code manual} suite, by their names in BENCHMARKS.md. */
@@ -23,12 +23,11 @@ enum CacheImpl {
     }
 
     static List<String> labels() {
-        return Arrays.stream(values()).map(CacheImpl::label).toList();
+        return Labels.of(values(), CacheImpl::label);
     }
 
     static CacheImpl byLabel(String label) {
-        for (CacheImpl i : values()) if (i.label.equals(label)) return i;
-        throw new IllegalArgumentException("no implementation " + label + "; choose from " + labels());
+        return Labels.find(values(), CacheImpl::label, label, "no implementation");
     }
 
     /** Worker JVM options: G1 for both (unless --gc says otherwise for manual), and the same RAM budget (see {@link CacheSizing}). */

@@ -1,7 +1,8 @@
 package dev.floe.bench.map;
 
+import dev.floe.bench.harness.Labels;
+
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /** The implementations of the map suite by their fixed names, and the factory that opens each. */
@@ -28,14 +29,11 @@ enum MapImpl {
     }
 
     static List<String> labels() {
-        return Arrays.stream(values()).map(MapImpl::label).toList();
+        return Labels.of(values(), MapImpl::label);
     }
 
     static MapImpl byLabel(String label) {
-        for (MapImpl i : values()) {
-            if (i.label.equals(label)) return i;
-        }
-        throw new IllegalArgumentException("map has no implementation '" + label + "'; choose from " + labels());
+        return Labels.find(values(), MapImpl::label, label, "map has no implementation");
     }
 
     /** Whether the implementation measures this workload (floe-oak-noreclaim only put-delete). */

@@ -1,6 +1,7 @@
 package dev.floe.bench.map;
 
-import java.util.Arrays;
+import dev.floe.bench.harness.Labels;
+
 import java.util.List;
 
 /**
@@ -59,13 +60,10 @@ enum MapWorkload {
     }
 
     static List<String> labels() {
-        return Arrays.stream(values()).map(MapWorkload::label).toList();
+        return Labels.of(values(), MapWorkload::label);
     }
 
     static MapWorkload byLabel(String label) {
-        for (MapWorkload w : values()) {
-            if (w.label.equals(label)) return w;
-        }
-        throw new IllegalArgumentException("map has no workload '" + label + "'; choose from " + labels());
+        return Labels.find(values(), MapWorkload::label, label, "map has no workload");
     }
 }

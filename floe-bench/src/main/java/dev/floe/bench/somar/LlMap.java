@@ -188,13 +188,7 @@ abstract class LlMap implements BenchMap {
     /** The key ids of the unmarked nodes in list order (quiescent list; tests). */
     List<Long> keyIds() {
         List<Long> ids = new ArrayList<>();
-        for (Node x = head.next; x != null; x = x.next) {
-            if (x.next instanceof Marker) {
-                x = x.next;
-                continue;
-            }
-            ids.add(keyId(x));
-        }
+        for (Node x : nodes()) ids.add(keyId(x));
         return ids;
     }
 

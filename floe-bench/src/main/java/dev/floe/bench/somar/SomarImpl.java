@@ -1,6 +1,7 @@
 package dev.floe.bench.somar;
 
 import dev.floe.bench.harness.Collector;
+import dev.floe.bench.harness.Labels;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.EpochSomar;
 import dev.floe.reclaim.GrowOnlySomar;
@@ -10,7 +11,6 @@ import dev.floe.reclaim.Somar;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,14 +78,11 @@ enum SomarImpl {
     }
 
     static List<String> labels() {
-        return Arrays.stream(values()).map(SomarImpl::label).toList();
+        return Labels.of(values(), SomarImpl::label);
     }
 
     static SomarImpl byLabel(String label) {
-        for (SomarImpl i : values()) {
-            if (i.label.equals(label)) return i;
-        }
-        throw new IllegalArgumentException("somar has no implementation '" + label + "'; choose from " + labels());
+        return Labels.find(values(), SomarImpl::label, label, "somar has no implementation");
     }
 
     /** The SOMAR implementation of this name over {@code allocator}. */

@@ -7,16 +7,7 @@ import dev.floe.reclaim.Somar;
  * implementation; for {@code floe-nova} and {@code floe-nova-object} alike, since a map value
  * cannot be a primitive).
  */
-final class SomarSkiplist extends SlMap<SomarSkiplist.ValueRef> {
-
-    /** A map value: the safe pointer of its slice. */
-    static final class ValueRef {
-        final long ptr;
-
-        ValueRef(long ptr) {
-            this.ptr = ptr;
-        }
-    }
+final class SomarSkiplist extends SlMap<PtrRef> {
 
     private final SomarStore store;
     private final Somar somar;
@@ -28,19 +19,19 @@ final class SomarSkiplist extends SlMap<SomarSkiplist.ValueRef> {
     }
 
     @Override
-    ValueRef newValue(Probe p) {
+    PtrRef newValue(Probe p) {
         long ptr = somar.allocate(valueBytes);
         somar.writePrivate(ptr, Keys.WRITE_VALUE, p);
-        return new ValueRef(ptr);
+        return new PtrRef(ptr);
     }
 
     @Override
-    void release(ValueRef old) {
+    void release(PtrRef old) {
         somar.delete(old.ptr);
     }
 
     @Override
-    boolean readValue(ValueRef v, Probe p) {
+    boolean readValue(PtrRef v, Probe p) {
         if (somar.readOr(v.ptr, p.copyOut, null) == null) return false;
         p.consume();
         return true;

@@ -1,6 +1,7 @@
 package dev.floe.bench.somar;
 
-import java.util.Arrays;
+import dev.floe.bench.harness.Labels;
+
 import java.util.List;
 
 /**
@@ -53,13 +54,10 @@ enum Workload {
     }
 
     static List<String> labels() {
-        return Arrays.stream(values()).map(Workload::label).toList();
+        return Labels.of(values(), Workload::label);
     }
 
     static Workload byLabel(String label) {
-        for (Workload w : values()) {
-            if (w.label.equals(label)) return w;
-        }
-        throw new IllegalArgumentException("somar has no workload '" + label + "'; choose from " + labels());
+        return Labels.find(values(), Workload::label, label, "somar has no workload");
     }
 }

@@ -5,8 +5,8 @@
  * <ul>
  *   <li>the LL-map, a Harris-style lock-free ordered linked list with on-heap nodes
  *       ({@link dev.floe.bench.somar.LlMap}), whose 512-byte keys and 1 KiB values live in
- *       SOMAR slices named by primitive {@code long} safe pointers
- *       ({@link dev.floe.bench.somar.SomarLongList}), in slices named by pointers wrapped in
+ *       SOMAR slices ({@link dev.floe.bench.somar.SomarList}) named by primitive {@code long}
+ *       safe pointers ({@link dev.floe.bench.somar.SomarLongList}) or by pointers wrapped in
  *       objects ({@link dev.floe.bench.somar.SomarObjectList}), in {@code byte[]}s
  *       ({@link dev.floe.bench.somar.HeapList}) or in one FFM arena each
  *       ({@link dev.floe.bench.somar.SegmentList});</li>

@@ -1,13 +1,8 @@
 package dev.floe.bench.alloc;
 
-import dev.floe.bench.harness.Json;
-import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
-import dev.floe.bench.harness.Progress;
-import dev.floe.bench.harness.Report;
 import dev.floe.bench.harness.Settings;
-import dev.floe.bench.harness.SuiteReport;
-import dev.floe.bench.harness.SuiteRunner;
+import dev.floe.bench.harness.SuiteRunJson;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -30,11 +25,7 @@ class AllocSuiteRunTest {
     void tinyRunReportsEveryResultAndRatio() throws Exception {
         AllocSuite suite = new AllocSuite();
         Settings settings = new Settings(Mode.QUICK, 0.2, 0.1, 1, List.of(1), List.of("floe-alloc", "malloc"));
-        SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
-        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report));
-
-        Map<String, Object> root = Json.parseObject(Json.pretty(doc.toJson()));
-        Map<String, Object> s = ((List<Map<String, Object>>) root.get("suites")).getFirst();
+        Map<String, Object> s = SuiteRunJson.run(suite, settings);
         assertEquals("alloc", s.get("suite"));
 
         Set<String> results = new HashSet<>();

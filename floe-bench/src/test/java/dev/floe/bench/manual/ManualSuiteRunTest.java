@@ -1,13 +1,8 @@
 package dev.floe.bench.manual;
 
-import dev.floe.bench.harness.Json;
-import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
-import dev.floe.bench.harness.Progress;
-import dev.floe.bench.harness.Report;
 import dev.floe.bench.harness.Settings;
-import dev.floe.bench.harness.SuiteReport;
-import dev.floe.bench.harness.SuiteRunner;
+import dev.floe.bench.harness.SuiteRunJson;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -30,9 +25,7 @@ class ManualSuiteRunTest {
     void quickRunReportsResultsRatiosAndTargets() throws Exception {
         ManualSuite suite = new ManualSuite();
         Settings settings = new Settings(Mode.QUICK, 1, 0, 1, List.of(1), List.of("manual", "gc-g1"));
-        SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
-        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report));
-        Map<String, Object> s = ((List<Map<String, Object>>) Json.parseObject(Json.pretty(doc.toJson())).get("suites")).getFirst();
+        Map<String, Object> s = SuiteRunJson.run(suite, settings);
         assertEquals("manual", s.get("suite"));
 
         Set<String> results = new HashSet<>();

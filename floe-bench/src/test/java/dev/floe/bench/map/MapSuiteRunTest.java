@@ -1,14 +1,9 @@
 package dev.floe.bench.map;
 
-import dev.floe.bench.harness.Json;
 import dev.floe.bench.harness.JvmConfig;
-import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
-import dev.floe.bench.harness.Progress;
-import dev.floe.bench.harness.Report;
 import dev.floe.bench.harness.Settings;
-import dev.floe.bench.harness.SuiteReport;
-import dev.floe.bench.harness.SuiteRunner;
+import dev.floe.bench.harness.SuiteRunJson;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,11 +38,7 @@ class MapSuiteRunTest {
         MapSuite suite = new MapSuite();
         List<String> impls = MapImpl.labels();
         Settings settings = new Settings(Mode.QUICK, 0.05, 0.02, 1, List.of(1), impls);
-        SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
-        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report));
-
-        Map<String, Object> root = Json.parseObject(Json.pretty(doc.toJson()));
-        Map<String, Object> s = ((List<Map<String, Object>>) root.get("suites")).getFirst();
+        Map<String, Object> s = SuiteRunJson.run(suite, settings);
         assertEquals("map", s.get("suite"));
         Map<String, Object> config = (Map<String, Object>) s.get("config");
         assertEquals(100, ((Number) config.get("key_bytes")).intValue());

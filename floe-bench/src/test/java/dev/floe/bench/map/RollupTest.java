@@ -36,10 +36,7 @@ class RollupTest {
         NavigableMap<RollupRow, RollupIndex.Aggregates> oak, cslm;
         try (RollupIndex o = RollupIndex.open(RollupIndex.OAK, schema, 64 * MIB);
              RollupIndex c = RollupIndex.open(RollupIndex.CSLM, schema, 64 * MIB)) {
-            for (int i = 0; i < t.size; i++) {
-                o.add(t, i);
-                c.add(t, i);
-            }
+            addAll(t, o, c);
             assertEquals(c.rows(), o.rows());
             oak = o.snapshot();
             cslm = c.snapshot();
@@ -85,14 +82,7 @@ class RollupTest {
         RollupTuples t = RollupTuples.generate(RollupTuples.Spec.of(10_000, 3));
         RollupSchema schema = new RollupSchema(60_000, 256);
         assertEquals(32 + 40 + 256, schema.rawRowBytes());
-        try (RollupIndex o = RollupIndex.open(RollupIndex.OAK, schema, 64 * MIB);
-             RollupIndex c = RollupIndex.open(RollupIndex.CSLM, schema, 64 * MIB)) {
-            for (int i = 0; i < t.size; i++) {
-                o.add(t, i);
-                c.add(t, i);
-            }
-            assertEquals(c.snapshot(), o.snapshot());
-        }
+        assertOakAgreesWithCslm(t, schema, RollupKeyCodec.Prefix.TIMESTAMP);
     }
 
     @Test
@@ -181,15 +171,7 @@ class RollupTest {
     @Test
     void packedPrefixIndexAgreesToo() {
         RollupTuples t = RollupTuples.generate(RollupTuples.Spec.of(20_000, 5));
-        RollupSchema schema = RollupSchema.standard();
-        try (RollupIndex o = RollupIndex.open(RollupIndex.OAK, schema, 64 * MIB, RollupKeyCodec.Prefix.PACKED);
-             RollupIndex c = RollupIndex.open(RollupIndex.CSLM, schema, 64 * MIB)) {
-            for (int i = 0; i < t.size; i++) {
-                o.add(t, i);
-                c.add(t, i);
-            }
-            assertEquals(c.snapshot(), o.snapshot());
-        }
+        assertOakAgreesWithCslm(t, RollupSchema.standard(), RollupKeyCodec.Prefix.PACKED);
     }
 
     @ParameterizedTest
@@ -230,6 +212,22 @@ class RollupTest {
         var s = o.toSample();
         assertEquals(o.overhead(), s.metric(RollupIngest.METADATA_OVERHEAD.name()), 1e-12);
         assertEquals((double) o.rows(), s.extra().get("rows"));
+    }
+
+    /** Adds every tuple to each index, tuple by tuple. */
+    private static void addAll(RollupTuples t, RollupIndex... indexes) {
+        for (int i = 0; i < t.size; i++) {
+            for (RollupIndex x : indexes) x.add(t, i);
+        }
+    }
+
+    /** Oak with order prefix {@code prefix} and the CSLM index, fed the same tuples, hold the same rows and aggregates. */
+    private static void assertOakAgreesWithCslm(RollupTuples t, RollupSchema schema, RollupKeyCodec.Prefix prefix) {
+        try (RollupIndex o = RollupIndex.open(RollupIndex.OAK, schema, 64 * MIB, prefix);
+             RollupIndex c = RollupIndex.open(RollupIndex.CSLM, schema, 64 * MIB)) {
+            addAll(t, o, c);
+            assertEquals(c.snapshot(), o.snapshot());
+        }
     }
 
     private static RollupDictionary[] dictionaries() {

@@ -2,15 +2,13 @@ package dev.floe.bench.somar;
 
 import dev.floe.bench.harness.BenchOptions;
 import dev.floe.bench.harness.Collector;
-import dev.floe.bench.harness.Json;
 import dev.floe.bench.harness.JvmConfig;
-import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Progress;
-import dev.floe.bench.harness.Report;
 import dev.floe.bench.harness.Result;
 import dev.floe.bench.harness.Settings;
 import dev.floe.bench.harness.SuiteReport;
+import dev.floe.bench.harness.SuiteRunJson;
 import dev.floe.bench.harness.SuiteRunner;
 import org.junit.jupiter.api.Test;
 
@@ -37,11 +35,7 @@ class SomarSuiteRunTest {
     void tinyRunReportsEveryResultRatioAndGoal() throws Exception {
         SomarSuite suite = new SomarSuite();
         Settings settings = new Settings(Mode.QUICK, 0.2, 0.1, 1, List.of(1), List.of("floe-nova", "gc-g1"));
-        SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
-        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report));
-
-        Map<String, Object> root = Json.parseObject(Json.pretty(doc.toJson()));
-        Map<String, Object> s = ((List<Map<String, Object>>) root.get("suites")).getFirst();
+        Map<String, Object> s = SuiteRunJson.run(suite, settings);
         assertEquals("somar", s.get("suite"));
         Map<String, Object> config = (Map<String, Object>) s.get("config");
         assertEquals(2048, ((Number) config.get("ll_entries")).intValue());
