@@ -759,6 +759,20 @@ class OakMapStressTest {
         return a;
     }
 
+    /** Recycled keys of {@link #readersNeverSeeTornOrForeignValues}. */
+    static final int POOL = 8;
+
+    /** A few microseconds of spinning: a window in which a value slice can be freed and reused. */
+    static void dawdle() {
+        for (int i = 0; i < 300; i++) Thread.onSpinWait();
+    }
+
+    /** {@link #readLongs} after {@link #dawdle}: the reader has the lock word, not yet the value. */
+    static long[] slowReadLongs(MemorySegment s) {
+        dawdle();
+        return readLongs(s);
+    }
+
     static void assertUniform(long[] a, String what) {
         if (a == null) return;
         if (a.length != 8) fail(what + ": " + a.length + " longs instead of 8");
@@ -787,12 +801,24 @@ class OakMapStressTest {
      * while keys in between churn. Readers read through zc get().transform, buffers kept from
      * earlier, legacy get and entry scans (legacy and zero-copy): every value read is uniform and
      * of the key it was read for. Old values returned by updates are too.
+     *
+     * <p>Foreign values: a reader's lock-word check alone cannot tell a value slice that was
+     * removed, freed and reallocated for another key's new value (the new lock word can equal
+     * the one the reader saw: same length, sequence 0), only Nova's header check can. So that
+     * such reuse happens inside reads, the map has a Nova of its own that frees at every delete
+     * (batch 1), a recycler removes and inserts keys of a small pool of their own (fresh values
+     * only, never updated in place, all of one size: the freed block is the next one the
+     * recycler's allocator hands out), and readers read those keys through zc gets and kept
+     * buffers with a reader that waits a few microseconds before its loads (transform) or
+     * between the get and the load (getLong), so that a reuse falls inside the read.
      */
     @Test
     void readersNeverSeeTornOrForeignValues() throws Exception {
-        try (OakMap<Long, long[]> map = OakMap.builder(OakCodecs.LONG, EIGHT_LONGS, OakCodecs.LONG)
-                .maxChunkEntries(4).build()) {
+        try (FloeAllocator alloc = FloeAllocator.builder().regionSize(1L << 30).jmx(false).name("oak-torn").build();
+             OakMap<Long, long[]> map = OakMap.builder(OakCodecs.LONG, EIGHT_LONGS, OakCodecs.LONG)
+                     .nova(new Nova(alloc, 1)).maxChunkEntries(4).build()) {
             final int hot = 16, span = 10; // hot keys 0, 10, .., 150; the others churn
+            final long firstRecycled = 1_000; // recycled keys 1000 .. 1000 + POOL - 1
             for (int h = 0; h < hot; h++) map.put((long) h * span, eight(owned((long) h * span, 0)));
             Crew crew = new Crew(platform("torn"));
             for (int w = 0; w < 2; w++) {
@@ -831,15 +857,46 @@ class OakMapStressTest {
                     }
                 });
             }
+            crew.add("recycler", () -> {
+                SplittableRandom r = new SplittableRandom(7);
+                long seq = 0;
+                while (crew.going()) {
+                    long k = firstRecycled + r.nextInt(POOL);
+                    if (r.nextBoolean()) assertOwned(map.remove(k), k, "recycled key's removed value");
+                    else map.zc().putIfAbsent(k, eight(owned(k, ++seq))); // a fresh slice, never updated
+                }
+            });
             AtomicLong reads = new AtomicLong();
+            AtomicLong slowReads = new AtomicLong();
             for (int s = 0; s < 2; s++) {
                 int id = s;
                 crew.add("reader-" + s, () -> {
                     SplittableRandom r = new SplittableRandom(20 + id);
                     OakReadBuffer[] kept = new OakReadBuffer[hot];
+                    OakReadBuffer[] recycled = new OakReadBuffer[POOL];
                     while (crew.going()) {
                         int h = r.nextInt(hot);
                         long k = (long) h * span;
+                        if (r.nextBoolean()) { // a recycled key, read slowly
+                            int i = r.nextInt(POOL);
+                            long rk = firstRecycled + i;
+                            OakReadBuffer b = r.nextInt(4) == 0 ? recycled[i] : map.zc().get(rk);
+                            if (b == null) continue;
+                            recycled[i] = b;
+                            try {
+                                if (r.nextBoolean()) {
+                                    assertOwned(b.transform(OakMapStressTest::slowReadLongs), rk, "slow read of " + rk);
+                                } else {
+                                    dawdle();
+                                    long w = b.getLong(8 * r.nextInt(8));
+                                    if (w >>> 48 != rk) fail("a word of key " + (w >>> 48) + " read for key " + rk);
+                                }
+                                slowReads.incrementAndGet();
+                            } catch (RemovedValueException removed) {
+                                recycled[i] = null; // removed before or during the read: allowed
+                            }
+                            continue;
+                        }
                         switch (r.nextInt(6)) {
                             case 0, 1 -> {
                                 OakReadBuffer b = map.zc().get(k);
@@ -884,6 +941,7 @@ class OakMapStressTest {
             }
             crew.run(PHASE_NANOS);
             assertTrue(reads.get() > 0);
+            assertTrue(slowReads.get() > 0);
             for (Map.Entry<Long, long[]> e : take(map.entrySet(), SCAN_LIMIT)) assertOwned(e.getValue(), e.getKey(), "final value");
         }
     }
