@@ -19,11 +19,13 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.DeletedSliceException;
 import dev.floe.reclaim.SafePointer;
 import dev.floe.reclaim.Somar;
+import dev.floe.testing.LockstepRace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -191,74 +193,31 @@ abstract class BaselineContract {
     void exactlyOneOfConcurrentDeletesWins() throws Exception {
         Somar somar = open(alloc, 16);
         int slices = 256;
-        int threads = 4; // more than 2 cores: the ones that run race
         long[] ptrs = new long[slices];
         AtomicIntegerArray wins = new AtomicIntegerArray(slices);
-        AtomicLong round = new AtomicLong(); // -1: stop
-        AtomicLong arrivals = new AtomicLong(); // the spin barrier: every deleter adds 1 per slice
-        AtomicInteger finished = new AtomicInteger();
-        ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> ts = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            ts.add(Thread.ofPlatform().daemon().name("deleter-" + t).start(() -> {
-                long seen = 0;
-                while (true) {
-                    long r;
-                    int spins = 0;
-                    while ((r = round.get()) == seen) { // a volatile read: ptrs of round r are visible
-                        if (++spins % 1024 == 0) Thread.yield(); // 2 shared cores
-                        else Thread.onSpinWait();
-                    }
-                    if (r < 0) return;
-                    seen = r;
-                    for (int i = 0; i < slices; i++) {
-                        long all = arrivals.incrementAndGet() + threads - 1;
-                        all -= all % threads; // every deleter has arrived at slice i
-                        spins = 0;
-                        while (arrivals.get() < all && round.get() >= 0) {
-                            if (++spins % 1024 == 0) Thread.yield();
-                            else Thread.onSpinWait();
-                        }
-                        try {
-                            if (somar.delete(ptrs[i])) wins.incrementAndGet(i);
-                        } catch (Throwable e) {
-                            StringWriter trace = new StringWriter();
-                            e.printStackTrace(new PrintWriter(trace));
-                            failures.add("a deleter threw " + trace);
-                        }
-                    }
-                    finished.incrementAndGet();
-                }
-            }));
-        }
-        long rounds = 0;
         long deadline = System.nanoTime() + Math.max(500, STRESS_SECONDS * 1000 / 6) * 1_000_000L;
-        try {
-            while (failures.isEmpty() && (rounds < 4 || System.nanoTime() < deadline) && roomLeft()) {
+        long rounds;
+        // 4 deleters, more than 2 cores: the ones that run race
+        try (LockstepRace race = new LockstepRace("deleter", 4, slices, (t, i) -> {
+            if (somar.delete(ptrs[i])) wins.incrementAndGet(i);
+        })) {
+            Queue<String> failures = race.failures();
+            while (failures.isEmpty() && (race.rounds() < 4 || System.nanoTime() < deadline) && roomLeft()) {
                 for (int i = 0; i < slices; i++) {
                     ptrs[i] = stamped(somar, 24);
                     wins.set(i, 0);
                 }
-                finished.set(0);
-                round.incrementAndGet(); // go: publishes ptrs and the cleared wins
-                long waitStart = System.nanoTime();
-                while (finished.get() < threads) {
-                    Thread.yield();
-                    if (System.nanoTime() - waitStart > 30_000_000_000L) fail("deleters stuck in round " + rounds);
-                }
+                race.round();
                 for (int i = 0; i < slices; i++) {
                     if (wins.get(i) != 1) {
-                        failures.add("round " + rounds + ", slice " + i + ": " + wins.get(i) + " deletes won");
+                        failures.add("round " + race.rounds() + ", slice " + i + ": " + wins.get(i) + " deletes won");
                     }
-                    if (somar.delete(ptrs[i])) failures.add("round " + rounds + ", slice " + i + " was still live");
+                    if (somar.delete(ptrs[i])) failures.add("round " + race.rounds() + ", slice " + i + " was still live");
                 }
-                rounds++;
             }
-        } finally {
-            round.set(-1);
-            for (Thread t : ts) t.join(10_000);
+            assertTrue(failures.isEmpty(), () -> failures.size() + " failures, first: " + failures.peek());
+            rounds = race.rounds();
         }
-        assertTrue(failures.isEmpty(), () -> failures.size() + " failures, first: " + failures.peek());
         somar.reclaimNow();
         assertEquals(reclaims() ? 0 : rounds * slices, waiting(somar));
         if (reclaims()) assertEquals(0, alloc.stats().liveBytes(), "every block back in the allocator");
