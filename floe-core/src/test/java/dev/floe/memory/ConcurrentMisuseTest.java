@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.floe.testing.LockstepRace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -54,71 +55,36 @@ class ConcurrentMisuseTest {
     /**
      * Invariant: a block is freed exactly once. Two threads free the same block at the same
      * moment: exactly one succeeds, the other gets IllegalFreeException, and the block is then
-     * handed out again exactly once. The racers spin on a round counter, so that both frees start
-     * within nanoseconds of each other (a barrier's wake-ups are microseconds apart, longer than a
-     * free: the frees would then only ever run one after the other).
+     * handed out again exactly once. The racers spin in lock step ({@link LockstepRace}), so that
+     * both frees start within nanoseconds of each other (a barrier's wake-ups are microseconds
+     * apart, longer than a free: the frees would then only ever run one after the other).
      */
     @ParameterizedTest
     @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
     void racingFreesOfOneBlockSucceedExactlyOnce(RegionMode mode) throws Exception {
         try (FloeAllocator a = TestSupport.open(mode)) {
             int rounds = 3000;
-            AtomicLong round = new AtomicLong(); // -1: stop
-            AtomicInteger finished = new AtomicInteger();
             AtomicLong target = new AtomicLong();
             AtomicInteger wins = new AtomicInteger();
             AtomicInteger refusals = new AtomicInteger();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            List<Thread> racers = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                Thread t = new Thread(() -> {
-                    try {
-                        long seen = 0;
-                        while (true) {
-                            long r;
-                            for (int spins = 0; (r = round.get()) == seen; ) {
-                                if (++spins % 4096 == 0) Thread.yield(); else Thread.onSpinWait(); // 2 cores, 3 threads
-                            }
-                            if (r < 0) return;
-                            seen = r;
-                            try {
-                                a.free(target.get());
-                                wins.incrementAndGet();
-                            } catch (IllegalFreeException e) {
-                                refusals.incrementAndGet();
-                            }
-                            finished.incrementAndGet();
-                        }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
-                        finished.addAndGet(1 << 20); // unblock the coordinator
-                    }
-                }, "floe-racer-" + i);
-                t.setDaemon(true);
-                racers.add(t);
-                t.start();
-            }
-            Random rnd = new Random(3);
-            try {
-                for (int r = 0; r < rounds && failure.get() == null; r++) {
+            try (LockstepRace race = new LockstepRace("floe-racer", 2, 1, (t, item) -> {
+                try {
+                    a.free(target.get());
+                    wins.incrementAndGet();
+                } catch (IllegalFreeException e) {
+                    refusals.incrementAndGet();
+                }
+            })) {
+                Random rnd = new Random(3);
+                for (int r = 0; r < rounds && race.failures().isEmpty(); r++) {
                     long size = r % 10 == 0 ? SizeClasses.MAX_SMALL + 1 + rnd.nextInt(50_000) : 1 + rnd.nextInt(2000);
                     target.set(a.allocate(size));
-                    finished.set(0);
-                    round.incrementAndGet(); // go
-                    long waitStart = System.nanoTime();
-                    while (finished.get() < 2) {
-                        Thread.yield();
-                        if (System.nanoTime() - waitStart > 60_000_000_000L) fail("racers stuck in round " + r);
-                    }
-                    if (failure.get() != null) break;
+                    race.round();
                     assertEquals(1, wins.getAndSet(0), "round " + r + ": exactly one of two racing frees wins");
                     assertEquals(1, refusals.getAndSet(0), "round " + r + ": the other is refused");
                 }
-            } finally {
-                round.set(-1);
-                for (Thread t : racers) t.join(60_000);
+                assertTrue(race.failures().isEmpty(), () -> "a racer failed: " + race.failures().peek());
             }
-            if (failure.get() != null) throw new AssertionError("a racer failed", failure.get());
             a.trim();
             assertEverythingReturned(a, FloeAllocator.DEFAULT_SUPERBLOCK_SIZE);
         }

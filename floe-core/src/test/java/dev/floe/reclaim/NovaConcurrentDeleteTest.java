@@ -3,19 +3,16 @@ package dev.floe.reclaim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.RegionMode;
+import dev.floe.testing.LockstepRace;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,10 +25,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>Two flavours per round: every thread deletes through its own copy of the live pointer; or
  * some threads hold copies of the live pointer and the others <em>stale</em> pointers to earlier
  * incarnations of the same block (batch 1, so the block is reused at once) — then the winner must
- * be a thread with the live pointer. The deleters spin on a round counter, so the ones on a CPU
- * start each round within a few nanoseconds of each other (a barrier's wake-ups are microseconds
- * apart, longer than a delete). Rounds repeat for {@code floe.stress.seconds / 2} split over the
- * thread counts.
+ * be a thread with the live pointer. The deleters race in lock step ({@link LockstepRace}: they
+ * spin, so the ones on a CPU start each round within a few nanoseconds of each other; a blocking
+ * barrier's wake-ups are microseconds apart, longer than a delete). Rounds repeat for
+ * {@code floe.stress.seconds / 2} split over the thread counts.
  */
 class NovaConcurrentDeleteTest {
     private static final long MILLIS_PER_CASE = Math.max(150, NovaTestSupport.STRESS_SECONDS * 1000 / 2 / 7);
@@ -45,39 +42,19 @@ class NovaConcurrentDeleteTest {
             AtomicLongArray live = new AtomicLongArray(threads);
             AtomicLongArray stale = new AtomicLongArray(threads);
             AtomicIntegerArray won = new AtomicIntegerArray(threads);
-            AtomicLong round = new AtomicLong(); // -1: stop
-            AtomicInteger finished = new AtomicInteger();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int me = t;
-                workers.add(Thread.ofPlatform().daemon().name("deleter-" + t).start(() -> {
-                    try {
-                        long seen = 0;
-                        while (true) {
-                            long r = awaitChange(round, seen);
-                            if (r < 0) return;
-                            seen = r;
-                            long mine = stale.get(me) != 0 ? stale.get(me) : live.get(me);
-                            won.set(me, nova.delete(mine) ? 1 : 0);
-                            finished.incrementAndGet();
-                        }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, NovaTestSupport.explain(e, 1));
-                        finished.addAndGet(1 << 20); // unblock the coordinator
-                    }
-                }));
-            }
-            long rounds = 0;
+            long rounds;
             long mixedRounds = 0;
             long deadline = System.nanoTime() + MILLIS_PER_CASE * 1_000_000;
             // earlier incarnations of each block: header offset -> stale pointers
             Map<Long, List<Long>> incarnations = new HashMap<>();
-            try {
-                while (rounds < 200 || System.nanoTime() < deadline) {
+            try (LockstepRace race = new LockstepRace("deleter", threads, 1, (t, item) -> {
+                long mine = stale.get(t) != 0 ? stale.get(t) : live.get(t);
+                won.set(t, nova.delete(mine) ? 1 : 0);
+            })) {
+                while (race.failures().isEmpty() && (race.rounds() < 200 || System.nanoTime() < deadline)) {
                     // trim now and then: the winners free into their own cache stripes, and the
                     // blocks must come back to this thread for stale pointers to exist
-                    if (rounds % 16 == 0) alloc.trim();
+                    if (race.rounds() % 16 == 0) alloc.trim();
                     long p = nova.allocate(24);
                     List<Long> previous = incarnations.computeIfAbsent(SafePointer.headerOffset(p), h -> new ArrayList<>());
                     boolean mixed = !previous.isEmpty();
@@ -87,14 +64,8 @@ class NovaConcurrentDeleteTest {
                         stale.set(t, mixed && (t & 1) == 1 ? previous.get(t % previous.size()) : 0);
                         won.set(t, -1);
                     }
-                    finished.set(0);
-                    round.incrementAndGet(); // go
-                    long waitStart = System.nanoTime();
-                    while (finished.get() < threads) {
-                        Thread.yield();
-                        if (System.nanoTime() - waitStart > 30_000_000_000L) fail("deleters stuck in round " + rounds);
-                    }
-                    if (failure.get() != null) break;
+                    race.round();
+                    if (!race.failures().isEmpty()) break;
                     int winners = 0;
                     for (int t = 0; t < threads; t++) {
                         int w = won.get(t);
@@ -104,34 +75,20 @@ class NovaConcurrentDeleteTest {
                             assertEquals(0, stale.get(t), "a delete through a stale pointer succeeded");
                         }
                     }
-                    assertEquals(1, winners, "round " + rounds + ": exactly one delete wins");
+                    assertEquals(1, winners, "round " + race.rounds() + ": exactly one delete wins");
                     assertFalse(nova.delete(p), "the slice is deleted after the round");
                     assertEquals(-1, nova.length(p));
                     if (previous.size() < 8) previous.add(p);
                     if (mixed) mixedRounds++;
-                    rounds++;
                 }
-            } finally {
-                round.set(-1);
-                for (Thread w : workers) w.join(10_000);
+                assertTrue(race.failures().isEmpty(), () -> "a deleter failed: " + race.failures().peek());
+                rounds = race.rounds();
             }
-            if (failure.get() != null) throw new AssertionError("a deleter failed", failure.get());
             assertTrue(mixedRounds > 0, "some rounds raced stale pointers against the live one");
             // every slice was retired exactly once: nothing live, nothing waiting, no double free
             NovaTestSupport.assertAllReclaimed(nova);
             System.out.printf("racing deletes, %d threads: %d rounds (%d with stale copies)%n",
                     threads, rounds, mixedRounds);
         }
-    }
-
-    /** Spins until {@code round} differs from {@code seen} (yielding now and then: 2 cores, 8 threads). */
-    private static long awaitChange(AtomicLong round, long seen) {
-        long r;
-        int spins = 0;
-        while ((r = round.get()) == seen) {
-            if (++spins % 4096 == 0) Thread.yield();
-            else Thread.onSpinWait();
-        }
-        return r;
     }
 }
