@@ -9,12 +9,16 @@ public record Machine(int cores, String jdk, String os, long memoryBytes) {
 
     /** This machine, as the running JVM sees it. */
     public static Machine current() {
-        long memory = ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os ? os.getTotalMemorySize() : 0;
         return new Machine(Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
                 System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                         + System.getProperty("os.arch"),
-                memory);
+                physicalMemoryBytes());
+    }
+
+    /** This machine's physical memory in bytes, 0 if the JVM cannot tell. */
+    public static long physicalMemoryBytes() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getTotalMemorySize() : 0;
     }
 
     /** The {@code machine} object of BENCHMARKS.md. */

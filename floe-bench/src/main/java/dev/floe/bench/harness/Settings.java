@@ -92,12 +92,48 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
             impls.retainAll(o.impls());
         }
         List<JvmConfig> configs = JvmConfig.product(o.gcs(), o.heaps(), o.offheaps());
-        return new Settings(d.mode(),
+        Settings s = new Settings(d.mode(),
                 o.duration() != null ? o.duration() : d.durationSeconds(),
                 o.warmup() != null ? o.warmup() : d.warmupSeconds(),
                 o.runs() != null ? o.runs() : d.runs(),
                 o.threads() != null ? o.threads().stream().distinct().toList() : d.threads(),
                 impls, variants(suite, impls, configs));
+        refuseBudgetsBeyond(Machine.physicalMemoryBytes(), suite, s);
+        return s;
+    }
+
+    /**
+     * Refuses {@code --heap} / {@code --offheap} values whose worker JVMs cannot all be resident
+     * at once on a machine with {@code machineBytes} of RAM (0: unknown, nothing refused). A
+     * suite's shared workers, one per variant, live for the whole suite, and one fresh JVM at a
+     * time runs its fresh-JVM cells; each takes the heap plus the off-heap budget given (a budget
+     * left to the suite counts 0, so what a suite sizes itself is never refused). Past physical
+     * memory the pre-touched heaps would swap, or the kernel would kill a worker midway.
+     *
+     * @throws IllegalArgumentException naming the options, the workers and both sizes
+     */
+    static void refuseBudgetsBeyond(long machineBytes, Suite suite, Settings s) {
+        if (machineBytes <= 0 || !s.configured()) return;
+        boolean shared = false, fresh = false;
+        for (Cell c : suite.cells(s)) {
+            if (c.isolation() == Isolation.SHARED_WORKER) shared = true;
+            else fresh = true;
+        }
+        long sharedBytes = 0, largest = 0;
+        for (Variant v : s.variants()) {
+            long bytes = v.jvm().heapBytes() + v.jvm().offheapBytes(); // each below 2^63 / 2^20 (parseSize)
+            sharedBytes = sharedBytes > Long.MAX_VALUE - bytes ? Long.MAX_VALUE : sharedBytes + bytes;
+            largest = Math.max(largest, bytes);
+        }
+        long needed = (shared ? sharedBytes : 0);
+        if (fresh) needed = needed > Long.MAX_VALUE - largest ? Long.MAX_VALUE : needed + largest;
+        if (needed <= machineBytes) return;
+        String workers = shared && fresh
+                ? "keeps " + s.variants().size() + " worker JVMs alive and starts a fresh JVM per run beside them"
+                : shared ? "keeps " + s.variants().size() + " worker JVMs alive at once" : "runs each measurement in a fresh JVM";
+        throw new IllegalArgumentException("--heap / --offheap: suite " + suite.name() + " " + workers + ", which would take "
+                + Units.bytes(needed) + " of RAM at peak (heap + off-heap per JVM), more than this machine's "
+                + Units.bytes(machineBytes) + "; give smaller budgets, or fewer implementations (--impl) or values");
     }
 
     /**

@@ -1,10 +1,10 @@
 package dev.floe.bench.map;
 
 import dev.floe.bench.harness.JvmConfig;
+import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.memory.SizeClasses;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -143,7 +143,7 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
             return new MapSizing(k, v, entries, 2 * entries, Math.min(1_000, Math.max(1, entries / 2)), heap + offheap,
                     heap, offheap, GIB, 30, (double) entries / PAPER_ENTRIES);
         }
-        long machine = physicalMemory();
+        long machine = Machine.physicalMemoryBytes();
         long budget = machine <= 0 ? 4 * GIB
                 : Math.min(MAX_FULL_BUDGET, (long) (MACHINE_SHARE * machine / (Math.max(1, liveWorkers) + 1)));
         budget = Math.max(256 * MIB, budget / MIB * MIB);
@@ -210,10 +210,5 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
             throw new IllegalArgumentException(what + " must be in [" + MIN_ENTRY_BYTES + ", " + MAX_ENTRY_BYTES + "]: " + bytes);
         }
         return bytes;
-    }
-
-    private static long physicalMemory() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                ? os.getTotalMemorySize() : 0;
     }
 }

@@ -1,10 +1,10 @@
 package dev.floe.bench.somar;
 
 import dev.floe.bench.harness.JvmConfig;
+import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.memory.SizeClasses;
 
-import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -85,7 +85,7 @@ record Sizing(int llEntries, int llRange, int slEntries, int slRange, long budge
         if (mode == Mode.QUICK) {
             return new Sizing(2_048, 4_096, 300_000, 600_000, GIB, GIB, 384 * MIB, 640 * MIB, 1.0);
         }
-        long machine = physicalMemory();
+        long machine = Machine.physicalMemoryBytes();
         double scale = machine <= 0 ? 1.0
                 : Math.min(1.0, MACHINE_SHARE * machine / ((double) Math.max(1, liveWorkers) * PAPER_BUDGET));
         long budget = roundMib(PAPER_BUDGET * scale);
@@ -138,10 +138,5 @@ record Sizing(int llEntries, int llRange, int slEntries, int slRange, long budge
 
     private static long roundMib(double bytes) {
         return Math.max(64, Math.round(bytes / MIB)) * MIB;
-    }
-
-    private static long physicalMemory() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                ? os.getTotalMemorySize() : 0;
     }
 }

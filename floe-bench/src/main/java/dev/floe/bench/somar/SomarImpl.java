@@ -2,6 +2,7 @@ package dev.floe.bench.somar;
 
 import dev.floe.bench.harness.Collector;
 import dev.floe.bench.harness.Labels;
+import dev.floe.bench.harness.Machine;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.EpochSomar;
 import dev.floe.reclaim.GrowOnlySomar;
@@ -9,7 +10,6 @@ import dev.floe.reclaim.HazardErasSomar;
 import dev.floe.reclaim.Nova;
 import dev.floe.reclaim.Somar;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -134,8 +134,7 @@ enum SomarImpl {
     }
 
     static long growOnlyCap(Sizing z) {
-        long machine = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                ? os.getTotalMemorySize() : 0;
+        long machine = Machine.physicalMemoryBytes();
         return z.offheapBudget() + Math.max(1L << 30, (long) (GROW_ONLY_MACHINE_SHARE * machine));
     }
 

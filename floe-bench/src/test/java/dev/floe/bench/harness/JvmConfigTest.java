@@ -111,6 +111,28 @@ class JvmConfigTest {
     }
 
     @Test
+    void budgetsTheMachineCannotHoldAreRefusedBeforeAnythingRuns() {
+        // somar: shared workers, all alive at once; 2 x (1g + 3g) = 8g
+        Suite somar = new SomarSuite();
+        Settings s = resolve(somar, List.of("floe-nova", "gc-g1"), null, List.of(1024 * MIB), List.of(3072 * MIB));
+        Settings.refuseBudgetsBeyond(8192 * MIB, somar, s);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Settings.refuseBudgetsBeyond(8191 * MIB, somar, s));
+        assertTrue(e.getMessage().contains("2 worker JVMs") && e.getMessage().contains("8.00 GiB"), e.getMessage());
+        // manual: a fresh JVM per run, one at a time: only the largest counts
+        Suite manual = new ManualSuite();
+        Settings m = resolve(manual, null, null, List.of(1024 * MIB), List.of(1024 * MIB, 3072 * MIB));
+        Settings.refuseBudgetsBeyond(4096 * MIB, manual, m);
+        e = assertThrows(IllegalArgumentException.class, () -> Settings.refuseBudgetsBeyond(4095 * MIB, manual, m));
+        assertTrue(e.getMessage().contains("runs each measurement in a fresh JVM") && e.getMessage().contains("4.00 GiB"),
+                e.getMessage());
+        // the suite's own sizes and an unknown machine are never refused
+        Settings own = resolve(somar, null, null, null, null);
+        Settings.refuseBudgetsBeyond(16 * MIB, somar, own);
+        Settings.refuseBudgetsBeyond(0, somar, s);
+    }
+
+    @Test
     void noVariantLeftIsAnError() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> resolve(new SomarSuite(), List.of("gc-g1"), List.of(Collector.ZGC), null, null));
