@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -28,44 +25,6 @@ import org.junit.jupiter.api.Test;
  * every time, until no key fits between; at the end every key inserted must be there.
  */
 class LinkRaceTest {
-    private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
-
-    /** Signed long order without prefixes; stops {@link #inserter} comparing {@link #probe} with a larger key. */
-    static final class StoppingComparator implements OakComparator<Long> {
-        volatile Thread inserter;
-        volatile long probe = Long.MIN_VALUE;
-        final SynchronousQueue<Long> stopped = new SynchronousQueue<>();
-        final SynchronousQueue<Boolean> resume = new SynchronousQueue<>();
-
-        private void maybeStop(long a, long b) {
-            if (a == probe && b > a && Thread.currentThread() == inserter) {
-                try {
-                    stopped.put(b);
-                    resume.take();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        }
-
-        @Override
-        public int compareKeys(Long a, Long b) {
-            maybeStop(a, b);
-            return Long.compare(a, b);
-        }
-
-        @Override
-        public int compareSerializedKeys(MemorySegment a, MemorySegment b) {
-            return Long.compare(a.get(L, 0), b.get(L, 0));
-        }
-
-        @Override
-        public int compareKeyAndSerializedKey(Long key, MemorySegment serialized) {
-            long b = serialized.get(L, 0);
-            maybeStop(key, b);
-            return Long.compare(key, b);
-        }
-    }
 
     @Test
     void anInsertLinkedBetweenTheWalkAndTheCasIsNeverOverwritten() throws Exception {
@@ -75,7 +34,7 @@ class LinkRaceTest {
             return t;
         });
         for (int variant = 0; variant < 4; variant++) {
-            StoppingComparator cmp = new StoppingComparator();
+            StoppingComparator cmp = new StoppingComparator(false, false); // every comparison reaches it
             // a large first chunk: no rebalance (which would wait for the stopped insert) during a round
             try (OakMap<Long, Long> map = OakMap.builder(OakCodecs.LONG, OakCodecs.LONG, cmp)
                     .maxChunkEntries(64).build()) {
@@ -95,41 +54,27 @@ class LinkRaceTest {
                         result.set(t);
                     }
                 });
-                cmp.probe = key;
-                cmp.inserter = inserter;
-                inserter.start();
-                int between = 0;
-                while (true) {
-                    Long stop = cmp.stopped.poll(50, TimeUnit.MILLISECONDS);
-                    if (stop == null) {
-                        if (inserter.isAlive()) continue;
-                        stop = cmp.stopped.poll();
-                        if (stop == null) break;
-                    }
+                int[] between = {0};
+                // stop the insert whenever it compares its key with a larger stored key
+                cmp.run(inserter, (a, b) -> a == key && b > a, stop -> {
                     long mid = (key + stop) >>> 1;
-                    try {
-                        if (mid != key && !model.contains(mid)) {
-                            Future<Long> f = helper.submit(() -> map.put(mid, mid));
-                            assertNull(f.get(1, TimeUnit.MINUTES), "put(" + mid + ") of an absent key");
-                            model.add(mid);
-                            between++;
-                        }
-                    } finally {
-                        cmp.resume.put(Boolean.TRUE);
+                    if (mid != key && !model.contains(mid)) {
+                        Future<Long> f = helper.submit(() -> map.put(mid, mid));
+                        assertNull(f.get(1, TimeUnit.MINUTES), "put(" + mid + ") of an absent key");
+                        model.add(mid);
+                        between[0]++;
                     }
-                }
-                inserter.join();
+                });
                 Object r = result.get();
                 if (r instanceof Throwable t) throw new AssertionError("insert of " + key + " failed", t);
                 assertTrue(viaPut || !viaZc ? r == null : (Boolean) r, "insert of absent key " + key + " returned " + r);
                 model.add(key);
-                cmp.probe = Long.MIN_VALUE;
                 List<Long> want = new ArrayList<>(model);
                 assertEquals(want, new ArrayList<>(map.keySet()), "keys after the race (variant " + variant + ")");
                 for (long k : model) assertEquals(k, (long) map.get(k), "get(" + k + ")");
                 assertEquals(model.size(), map.size());
                 // the stopped insert looked again after every neighbour (750, 625, ... 501): the window was hit
-                assertTrue(between >= 5, "keys inserted between the stopped insert's key and its successor: " + between);
+                assertTrue(between[0] >= 5, "keys inserted between the stopped insert's key and its successor: " + between[0]);
             }
         }
         helper.shutdownNow();

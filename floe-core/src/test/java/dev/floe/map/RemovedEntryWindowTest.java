@@ -6,13 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,61 +29,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * read-ahead fast paths). No timing is involved: the remover waits on a hand-off queue.
  */
 class RemovedEntryWindowTest {
-    private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
-
-    /** {@link OakCodecs#LONG}'s order; parks {@link #remover} on comparisons of {@link #armed} with itself. */
-    static final class ParkingComparator implements OakComparator<Long> {
-        volatile Thread remover;
-        volatile long armed = Long.MIN_VALUE;
-        final SynchronousQueue<Boolean> parked = new SynchronousQueue<>();
-        final SynchronousQueue<Boolean> resume = new SynchronousQueue<>();
-
-        private void maybePark(long a, long b) {
-            if (a == armed && b == armed && Thread.currentThread() == remover) {
-                try {
-                    parked.put(Boolean.TRUE);
-                    resume.take();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        }
-
-        @Override
-        public int compareKeys(Long a, Long b) {
-            maybePark(a, b);
-            return Long.compare(a, b);
-        }
-
-        @Override
-        public int compareSerializedKeys(MemorySegment a, MemorySegment b) {
-            long x = a.get(L, 0), y = b.get(L, 0);
-            maybePark(x, y);
-            return Long.compare(x, y);
-        }
-
-        @Override
-        public int compareKeyAndSerializedKey(Long key, MemorySegment serialized) {
-            long y = serialized.get(L, 0);
-            maybePark(key, y);
-            return Long.compare(key, y);
-        }
-
-        @Override
-        public long prefixOf(Long key) {
-            return OakCodecs.LONG.prefixOf(key);
-        }
-
-        @Override
-        public long prefixOfSerialized(MemorySegment serialized) {
-            return OakCodecs.LONG.prefixOfSerialized(serialized);
-        }
-    }
 
     @ParameterizedTest(name = "reclaim={0}")
     @ValueSource(booleans = {true, false})
     void aRemovedKeyIsAbsentEverywhereBeforeItsEntryIsMarked(boolean reclaim) throws Exception {
-        ParkingComparator cmp = new ParkingComparator();
+        StoppingComparator cmp = new StoppingComparator(true, true);
         final int n = 96;
         try (OakMap<Long, Long> map = OakMap.builder(OakCodecs.LONG, OakCodecs.LONG, cmp)
                 .maxChunkEntries(8).reclaim(reclaim).build()) {
@@ -116,38 +63,23 @@ class RemovedEntryWindowTest {
                         result.set(t);
                     }
                 });
-                cmp.armed = key;
-                cmp.remover = remover;
-                remover.start();
                 model.remove(key);
-                int stopsAfterThisRemove = 0;
-                while (true) {
-                    Boolean stop = cmp.parked.poll(50, TimeUnit.MILLISECONDS);
-                    if (stop == null) {
-                        if (remover.isAlive()) continue;
-                        stop = cmp.parked.poll();
-                        if (stop == null) break;
-                    }
-                    boolean after;
-                    try {
-                        after = checked(checker, () -> {
-                            if (map.get(key) != null) return false;
-                            checkAbsent(map, key, model); // after the R store: the key is absent for good
-                            return true;
-                        }, cmp, key);
-                    } finally {
-                        cmp.resume.put(Boolean.TRUE);
-                    }
-                    if (after) stopsAfterThisRemove++;
-                }
-                remover.join();
-                cmp.armed = Long.MIN_VALUE;
+                int[] stopsAfterThisRemove = {0};
+                // stop the remover whenever it compares the key with itself (the stored copy)
+                cmp.run(remover, (a, b) -> a == key && b == key, stop -> {
+                    boolean after = checked(checker, () -> {
+                        if (map.get(key) != null) return false;
+                        checkAbsent(map, key, model); // after the R store: the key is absent for good
+                        return true;
+                    }, cmp, key);
+                    if (after) stopsAfterThisRemove[0]++;
+                });
                 Object r = result.get();
                 if (r instanceof Throwable t) throw new AssertionError("remove(" + key + ") failed", t);
                 assertTrue(viaZc ? (Boolean) r : Long.valueOf(key * 10).equals(r), "remove(" + key + ") returned " + r);
-                assertTrue(stopsAfterThisRemove > 0, "remove(" + key + ") compared its key with the stored one only"
+                assertTrue(stopsAfterThisRemove[0] > 0, "remove(" + key + ") compared its key with the stored one only"
                         + " before its linearization point: this test no longer looks inside the window it is about");
-                stopsAfter += stopsAfterThisRemove;
+                stopsAfter += stopsAfterThisRemove[0];
                 checkAbsent(map, key, model); // and once marked
             }
             assertTrue(stopsAfter > 0);
@@ -161,16 +93,16 @@ class RemovedEntryWindowTest {
      * so that everything ends.
      */
     private static boolean checked(java.util.concurrent.ExecutorService checker, java.util.concurrent.Callable<Boolean> checks,
-                                   ParkingComparator cmp, long key) throws Exception {
+                                   StoppingComparator cmp, long key) throws Exception {
         java.util.concurrent.Future<Boolean> f = checker.submit(checks);
         try {
             return f.get(1, TimeUnit.MINUTES);
         } catch (java.util.concurrent.ExecutionException e) {
-            cmp.armed = Long.MIN_VALUE;
+            cmp.disarm();
             if (e.getCause() instanceof AssertionError a) throw a;
             throw new AssertionError(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
-            cmp.armed = Long.MIN_VALUE;
+            cmp.disarm();
             throw new AssertionError("a read or scan did not return while remove(" + key + ") was stopped after its"
                     + " linearization point, before marking its entry (it loops over the removed entry?)");
         }
