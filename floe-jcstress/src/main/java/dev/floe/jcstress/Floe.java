@@ -1,5 +1,6 @@
 package dev.floe.jcstress;
 
+import dev.floe.handle.HandleSpace;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.RegionMode;
 import dev.floe.reclaim.Nova;
@@ -50,6 +51,16 @@ final class Floe {
         ALLOC.region().setLongPlain(run, p);
         ALLOC.region().setLongPlain(run + 8, p);
         return p;
+    }
+
+    /** Allocates a handle object of {@link #LENGTH} bytes whose first word holds {@code stamp}. */
+    static long allocateStamped(HandleSpace space, long stamp) {
+        long h = space.allocate(LENGTH);
+        space.write(h, s -> {
+            s.set(ValueLayout.JAVA_LONG, 0, stamp);
+            return null;
+        });
+        return h;
     }
 
     static Void name(MemorySegment s, Long p) {

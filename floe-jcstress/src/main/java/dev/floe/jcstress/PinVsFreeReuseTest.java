@@ -43,18 +43,9 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class PinVsFreeReuseTest {
     static final HandleSpace SPACE = new HandleSpace(Floe.ALLOC);
 
-    final long h = allocate(1);
+    final long h = Floe.allocateStamped(SPACE, 1);
     final long address = SPACE.read(h, MemorySegment::address);
     long replacement;
-
-    private static long allocate(long stamp) {
-        long h = SPACE.allocate(Floe.LENGTH);
-        SPACE.write(h, s -> {
-            s.set(ValueLayout.JAVA_LONG, 0, stamp);
-            return null;
-        });
-        return h;
-    }
 
     @Actor
     public void pinner(III_Result r) {
@@ -74,7 +65,7 @@ public class PinVsFreeReuseTest {
     public void freer(III_Result r) {
         SPACE.free(h);
         SPACE.drainRetired(); // the block goes back unless the drain sees the pin
-        replacement = allocate(2);
+        replacement = Floe.allocateStamped(SPACE, 2);
         r.r3 = SPACE.read(replacement, MemorySegment::address) == address ? 1 : 0;
     }
 

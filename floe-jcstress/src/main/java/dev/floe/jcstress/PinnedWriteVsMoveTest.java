@@ -40,17 +40,8 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 public class PinnedWriteVsMoveTest {
     static final HandleSpace SPACE = new HandleSpace(Floe.ALLOC);
 
-    final long h = allocate();
+    final long h = Floe.allocateStamped(SPACE, 1);
     long writerAddress;
-
-    private static long allocate() {
-        long h = SPACE.allocate(Floe.LENGTH);
-        SPACE.write(h, s -> {
-            s.set(ValueLayout.JAVA_LONG, 0, 1L);
-            return null;
-        });
-        return h;
-    }
 
     @Actor
     public void writer(IIII_Result r) {
