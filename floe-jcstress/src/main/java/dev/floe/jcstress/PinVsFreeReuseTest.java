@@ -29,8 +29,8 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * allocate the pinned block again and zero and stamp it while the pinner reads it: the pinner
  * would see 0 or 2 instead of its object's 1.
  *
- * <p>Results: r1 = 1 if the pin succeeded, r2 = the last of the pinner's two reads of the first
- * word (-1 without a pin), r3 = 1 if the freer's new object got the freed block (reuse happened;
+ * <p>Results: r1 = 1 if the pin succeeded, r2 = what the pinner read in the first word: the
+ * first of its two reads that was not 1, else 1 (-1 without a pin), r3 = 1 if the freer's new object got the freed block (reuse happened;
  * informational, it shows the race was there).
  */
 @JCStressTest
