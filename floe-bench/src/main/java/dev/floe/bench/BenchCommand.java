@@ -6,6 +6,7 @@ import dev.floe.bench.harness.BuildInfo;
 import dev.floe.bench.harness.Collector;
 import dev.floe.bench.harness.ConsoleReport;
 import dev.floe.bench.harness.JvmConfig;
+import dev.floe.bench.harness.HostActivity;
 import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Progress;
@@ -187,6 +188,7 @@ public final class BenchCommand implements Callable<Integer> {
         RunData old = compare == null ? null : readResults(compare, "--compare");
 
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        HostActivity.Meter host = HostActivity.start();
         refuseEntrySizesOutsideMap();
         try {
             dev.floe.bench.map.MapSuite.entrySizes(keyBytes, valueBytes);
@@ -200,7 +202,8 @@ public final class BenchCommand implements Callable<Integer> {
         List<SuiteReport> reports = runSuites(plan, runner::run, stdout, failed);
         if (reports.isEmpty()) return 1;
 
-        Report report = new Report(BuildInfo.version(), BuildInfo.gitCommit(), started, Machine.current(), reports);
+        Report report = new Report(BuildInfo.version(), BuildInfo.gitCommit(), started, Machine.current(), reports,
+                host.stop());
         RunData run = RunData.of(report.toJson());
         stdout.print(ConsoleSummary.render(run));
         Path dir = out != null ? out : suite == null ? DEFAULT_OUT : null;

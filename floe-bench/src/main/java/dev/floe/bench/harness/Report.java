@@ -11,12 +11,14 @@ import java.util.Map;
 
 /**
  * The whole JSON document of BENCHMARKS.md: provenance (version, commit, start time, machine)
- * and one {@link SuiteReport} per suite that ran.
+ * and one {@link SuiteReport} per suite that ran, plus (beyond the contract's keys) how busy the
+ * host was meanwhile.
  *
  * @param started when the invocation began, ISO-8601
+ * @param host    the host's activity during the invocation (the {@code host} object), or null
  */
 public record Report(String floeVersion, String gitCommit, String started, Machine machine,
-                     List<SuiteReport> suites) {
+                     List<SuiteReport> suites, HostActivity host) {
 
     public Report {
         suites = List.copyOf(suites);
@@ -30,6 +32,7 @@ public record Report(String floeVersion, String gitCommit, String started, Machi
         m.put("started", started);
         m.put("machine", machine.toJson());
         m.put("suites", suites.stream().map(SuiteReport::toJson).toList());
+        if (host != null) m.put("host", host.toJson());
         return m;
     }
 

@@ -103,6 +103,9 @@ public final class CompareReport {
             out.append("  note: different machines: ").append(machine(before.machine())).append(" vs ")
                     .append(machine(after.machine())).append('\n');
         }
+        if (before.host() != null || after.host() != null) {
+            out.append("  host: ").append(host(before)).append(" -> ").append(host(after)).append('\n');
+        }
         out.append("  ops/s and RSS medians; * = new median outside the old run's min..max\n");
         TextTable t = new TextTable("suite", "workload", ">threads", "impl", ">old ops/s", ">new ops/s", ">delta", "",
                 ">old rss", ">new rss", ">rss delta");
@@ -172,6 +175,11 @@ public final class CompareReport {
     private static String provenance(RunData run) {
         String c = run.gitCommit() == null ? "?" : run.gitCommit();
         return "commit " + (c.length() > 10 ? c.substring(0, 10) : c) + ", " + run.started();
+    }
+
+    /** The host's activity during a run, or why there is none (files from before it was recorded). */
+    private static String host(RunData run) {
+        return run.host() != null ? run.host().describe() : "not recorded";
     }
 
     private static boolean sameMachine(Machine a, Machine b) {

@@ -36,6 +36,10 @@ public final class ConsoleSummary {
                         t.workload(), t.threads(), Format.value(t.metric(), t.observed())));
             }
         }
+        if (run.host() != null) {
+            out.append("host: ").append(run.machine().cores()).append(" cores; this invocation took ")
+                    .append(run.host().describe()).append('\n');
+        }
         return out.append('\n').toString();
     }
 

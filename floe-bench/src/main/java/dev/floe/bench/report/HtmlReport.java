@@ -139,6 +139,7 @@ public final class HtmlReport {
         kv("memory", m.memoryBytes() > 0 ? Units.bytes(m.memoryBytes()) : "unknown");
         kv("OS", m.os());
         kv("JDK", m.jdk());
+        if (run.host() != null) kv("during this run", run.host().describe());
         out.append("</table>\n");
     }
 

@@ -1,5 +1,6 @@
 package dev.floe.bench.report;
 
+import dev.floe.bench.harness.HostActivity;
 import dev.floe.bench.harness.Json;
 import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.MemorySnapshot;
@@ -29,7 +30,7 @@ import java.util.Set;
  * ({@code suite}, {@code workload}, {@code impl}, {@code threads}, {@code ops_per_s}).
  */
 public record RunData(String floeVersion, String gitCommit, String started, Machine machine,
-                      List<SuiteData> suites) {
+                      List<SuiteData> suites, HostActivity host) {
 
     public RunData {
         suites = List.copyOf(suites);
@@ -120,7 +121,7 @@ public record RunData(String floeVersion, String gitCommit, String started, Mach
         List<SuiteData> suites = new ArrayList<>();
         for (Object s : list(doc.get("suites"), "suites")) suites.add(suite(object(s, "suite")));
         return new RunData(string(doc, "floe_version"), string(doc, "git_commit"), string(doc, "started"), machine,
-                suites);
+                suites, host(doc.get("host")));
     }
 
     /** The suite of this name, if the run has it. */
@@ -131,7 +132,14 @@ public record RunData(String floeVersion, String gitCommit, String started, Mach
     /** The same run with only the named suites (for comparing part of a run). */
     public RunData only(Set<String> names) {
         return new RunData(floeVersion, gitCommit, started, machine,
-                suites.stream().filter(s -> names.contains(s.suite())).toList());
+                suites.stream().filter(s -> names.contains(s.suite())).toList(), host);
+    }
+
+    /** The optional {@code host} object (files written before it existed have none): null when absent. */
+    private static HostActivity host(Object v) {
+        if (!(v instanceof Map<?, ?>)) return null;
+        Map<String, Object> h = object(v, "host");
+        return new HostActivity(number(h, "wall_seconds"), number(h, "other_cpu_share"), number(h, "steal_share"));
     }
 
     private static SuiteData suite(Map<String, Object> s) {

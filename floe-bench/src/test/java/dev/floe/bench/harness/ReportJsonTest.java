@@ -1,5 +1,6 @@
 package dev.floe.bench.harness;
 
+import dev.floe.bench.report.RunData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,14 +32,17 @@ class ReportJsonTest {
         SuiteReport suite = new SuiteReport("alloc", Map.of("duration_s", 1, "runs", 3), List.of(result),
                 List.of(ratio), List.of(target));
         Report report = new Report("0.1.0", "abc", "2025-01-01T00:00:00Z", new Machine(2, "25", "Linux", 1L << 30),
-                List.of(suite));
+                List.of(suite), new HostActivity(512.44, 0.0314, 0.2));
 
         Path file = dir.resolve("sub/results.json");
         report.write(file);
         assertFalse(Files.exists(dir.resolve("sub/results.json.tmp")), "the temporary file is renamed away");
 
         Map<String, Object> root = Json.parseObject(Files.readString(file));
-        assertEquals(Set.of("floe_version", "git_commit", "started", "machine", "suites"), root.keySet());
+        assertEquals(Set.of("floe_version", "git_commit", "started", "machine", "suites", "host"), root.keySet());
+        assertEquals(Map.of("wall_seconds", 512.4, "other_cpu_share", 0.031, "steal_share", 0.2), root.get("host"));
+        assertEquals(new HostActivity(512.4, 0.031, 0.2), RunData.of(root).host(),
+                "the report reads the host object back");
         assertEquals(Set.of("cores", "jdk", "os", "memory_bytes"), ((Map<String, Object>) root.get("machine")).keySet());
         Map<String, Object> s0 = ((List<Map<String, Object>>) root.get("suites")).getFirst();
         assertEquals(Set.of("suite", "config", "results", "ratios", "targets"), s0.keySet());

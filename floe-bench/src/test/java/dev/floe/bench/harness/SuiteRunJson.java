@@ -16,7 +16,7 @@ public final class SuiteRunJson {
     @SuppressWarnings("unchecked")
     public static Map<String, Object> run(Suite suite, Settings settings) throws BenchmarkException {
         SuiteReport report = new SuiteRunner(Progress.silent()).run(suite, settings);
-        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report));
+        Report doc = new Report("test", "none", "2025-01-01T00:00:00Z", Machine.current(), List.of(report), null);
         Map<String, Object> root = Json.parseObject(Json.pretty(doc.toJson()));
         return ((List<Map<String, Object>>) root.get("suites")).getFirst();
     }

@@ -80,6 +80,10 @@ class CompareCommandTest {
         assertTrue(command.endsWith("\n./floe " + String.join(" ", second)) || command.equals("./floe " + String.join(" ", second)),
                 command);
         assertTrue(o.out().contains("== summary =="), "closing summary");
+        assertTrue(after.host() != null && after.host().wallSeconds() > 0, "the run recorded the host's activity");
+        assertTrue(o.out().contains("host: " + after.machine().cores() + " cores; this invocation took "
+                + after.host().describe()), "the summary's host line");
+        assertTrue(compare.contains("  host: " + before.host().describe() + " -> " + after.host().describe()), compare);
 
         // two files, nothing run: the old-only side shows up
         Outcome files = run(List.of("bench", "--compare", folder.resolve(ReportFolder.RESULTS).toString(),

@@ -2,6 +2,7 @@ package dev.floe.bench.report;
 
 import dev.floe.bench.alloc.AllocSuite;
 import dev.floe.bench.harness.Json;
+import dev.floe.bench.harness.HostActivity;
 import dev.floe.bench.harness.Machine;
 import dev.floe.bench.harness.Mode;
 import dev.floe.bench.harness.Progress;
@@ -59,7 +60,7 @@ class ReportRenderTest {
         Settings settings = new Settings(Mode.QUICK, 0.2, 0.1, 1, List.of(1), List.of("floe-alloc", "malloc"));
         SuiteReport alloc = new SuiteRunner(Progress.silent()).run(new AllocSuite(), settings);
         report = new Report("test", "0123456789abcdef0123456789abcdef01234567", "2025-01-01T00:00:00Z",
-                Machine.current(), List.of(alloc));
+                Machine.current(), List.of(alloc), new HostActivity(512.4, 0.031, 0.204));
     }
 
     @Test
@@ -104,6 +105,7 @@ class ReportRenderTest {
         assertTrue(text.contains("allocators <&> \"quoted\""), "suite description escaped and shown");
         Machine m = report.machine();
         assertTrue(text.contains(m.jdk()) && text.contains(m.os()), "machine shown");
+        assertTrue(text.contains("512 s; other processes 3% of CPU time, steal 20%"), "the host's activity shown");
     }
 
     @Test
