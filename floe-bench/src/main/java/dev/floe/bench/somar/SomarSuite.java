@@ -19,6 +19,7 @@ import dev.floe.bench.harness.TargetCheck;
 import dev.floe.bench.harness.TimedRun;
 import dev.floe.bench.harness.Trial;
 import dev.floe.bench.harness.WorkloadFilter;
+import dev.floe.bench.harness.YoungCollection;
 import dev.floe.memory.FloeOutOfMemoryException;
 
 import java.util.ArrayList;
@@ -41,7 +42,9 @@ import java.util.SplittableRandom;
  * <p>Runs: every worker JVM builds a structure once (filled with half of its key range, chosen
  * at random with a fixed seed) and keeps it for all the runs of that structure's workloads: with
  * puts and deletes equally likely and keys uniform over twice the fill, the size stays near the
- * fill. A structure is built again if grow-only leaked past the off-heap budget. A run that runs
+ * fill. After the fill the worker runs one young collection ({@link YoungCollection}), so that the
+ * first run does not meet the on-heap objects in the fill's allocation order while later ones meet
+ * them copied by the collector. A structure is built again if grow-only leaked past the off-heap budget. A run that runs
  * out of memory (Java heap or Floe budget) reports 0 ops/s with {@code extra.out_of_memory = 1}
  * and rebuilds the structure for the next run, instead of failing the suite.
  *
@@ -258,6 +261,7 @@ public final class SomarSuite implements Suite {
                 map.close();
                 throw e;
             }
+            YoungCollection.run(); // the fill's on-heap objects as a long-running program has them
             current = map;
             currentImpl = impl;
             currentStructure = s;
