@@ -110,11 +110,27 @@ public record HostActivity(double wallSeconds, double otherShare, double stealSh
         return m;
     }
 
-    /** One line for the console and the report page, e.g. "523 s; other processes 3% of CPU time, steal 2%". */
+    /**
+     * Share of the machine's CPU time, other processes' and steal together, above which
+     * {@link #describe()} calls the host busy: a tenth of two cores is a fifth of one worker
+     * thread's core, enough to slow runs and spread ratios visibly.
+     */
+    public static final double BUSY_SHARE = 0.10;
+
+    /** Whether other processes and the hypervisor took more than {@link #BUSY_SHARE} of the CPU time. */
+    public boolean busy() {
+        return !Double.isNaN(otherShare) && otherShare + stealShare > BUSY_SHARE;
+    }
+
+    /**
+     * One line for the console and the report page, e.g. "523 s; other processes 3% of CPU time,
+     * steal 2%", with a warning appended when the host was {@link #busy()}.
+     */
     public String describe() {
         String s = String.format(Locale.ROOT, "%.0f s", wallSeconds);
         if (Double.isNaN(otherShare)) return s + " (host CPU shares unknown)";
-        return s + String.format(Locale.ROOT, "; other processes %.0f%% of CPU time, steal %.0f%%",
+        s += String.format(Locale.ROOT, "; other processes %.0f%% of CPU time, steal %.0f%%",
                 otherShare * 100, stealShare * 100);
+        return busy() ? s + " (a busy host: runs slower and ratios noisier than on an idle one)" : s;
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,7 +55,10 @@ class HostActivityTest {
         HostActivity unknown = new HostActivity(12.34, Double.NaN, Double.NaN);
         assertEquals(java.util.Map.of("wall_seconds", 12.3), unknown.toJson());
         assertEquals("12 s (host CPU shares unknown)", unknown.describe());
-        assertEquals("600 s; other processes 5% of CPU time, steal 13%", new HostActivity(600, 0.05, 0.125).describe());
+        assertEquals("600 s; other processes 3% of CPU time, steal 5%", new HostActivity(600, 0.03, 0.05).describe());
+        assertEquals("600 s; other processes 5% of CPU time, steal 13% (a busy host: runs slower and ratios noisier "
+                + "than on an idle one)", new HostActivity(600, 0.05, 0.125).describe());
+        assertFalse(unknown.busy());
     }
 
     /**
