@@ -46,11 +46,8 @@ import java.util.SplittableRandom;
  * Workloads that grow the map (put, put-if-absent, compute, mix95) get a freshly built and
  * filled map before every run (warm-up included); the others keep the map across runs, building
  * it again only after a growing workload. After every fill the worker runs one young collection
- * ({@link YoungCollection}), so that every run meets the fill's on-heap objects where a program
- * that has run a while has them, copied by the collector, not wherever the fill's allocation
- * order left them: without it {@code cslm}'s ascending scans ran at 13.7 or 28.1 thousand per
- * second in two invocations of the same code, as the collector did or did not run between the
- * fill and the run. {@code floe-oak-noreclaim} leaks, so it gets a fresh
+ * ({@link YoungCollection}: why and what it changed for {@code cslm}'s scans), so that no run
+ * meets the fill in its allocation order by chance. {@code floe-oak-noreclaim} leaks, so it gets a fresh
  * map before every run; it only measures put-delete, and {@code rollup} measures {@code floe-oak}
  * and {@code cslm} only ({@link #measures}: the other pairs have no row in the report). A run
  * that runs out of memory reports 0 ops/s with {@code extra.out_of_memory = 1}.
@@ -479,7 +476,7 @@ public final class MapSuite implements Suite {
                 map.close();
                 throw e;
             }
-            YoungCollection.run(); // every implementation's fill as a long-running program has it (class comment)
+            YoungCollection.run(); // every implementation alike (class comment)
             current = map;
             currentImpl = impl;
             currentMode = mode;

@@ -44,9 +44,10 @@ import java.util.SplittableRandom;
  * puts and deletes equally likely and keys uniform over twice the fill, the size stays near the
  * fill. After the fill the worker runs one young collection ({@link YoungCollection}), so that the
  * first run does not meet the on-heap objects in the fill's allocation order while later ones meet
- * them copied by the collector. A structure is built again if grow-only leaked past the off-heap budget. A run that runs
- * out of memory (Java heap or Floe budget) reports 0 ops/s with {@code extra.out_of_memory = 1}
- * and rebuilds the structure for the next run, instead of failing the suite.
+ * them copied by the collector. A structure is built again if grow-only leaked past the off-heap
+ * budget. A run that runs out of memory (Java heap or Floe budget) reports 0 ops/s with
+ * {@code extra.out_of_memory = 1} and rebuilds the structure for the next run, instead of failing
+ * the suite.
  *
  * <p>Ratios: {@code floe-nova} against each collector ({@code gc-g1}, {@code gc-zgc},
  * {@code gc-parallel}), {@code floe-ebr}, {@code floe-he},
@@ -261,7 +262,7 @@ public final class SomarSuite implements Suite {
                 map.close();
                 throw e;
             }
-            YoungCollection.run(); // the fill's on-heap objects as a long-running program has them
+            YoungCollection.run(); // every implementation alike (class comment)
             current = map;
             currentImpl = impl;
             currentStructure = s;
