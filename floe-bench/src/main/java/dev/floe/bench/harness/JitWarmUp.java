@@ -58,6 +58,20 @@ public final class JitWarmUp {
         }
     }
 
+    /**
+     * The thread count for round {@code round} of a per-worker warm-up whose first cell runs
+     * {@code threads} threads: at least two in even rounds, starting with the first, and
+     * {@code threads} in odd ones. The paths only contention takes (a lost CAS, a restart after a
+     * reclamation warning, a locked value) are then compiled before the first two-thread cell
+     * too; rounds with one thread only left their first use (an uncommon trap, a deoptimization,
+     * a recompilation) inside the measured runs of that cell. The first round has two threads
+     * because a warm-up whose rounds are long may end at its maximum time after one round (the
+     * map suite's, on a busy host), and two threads take the one-thread paths as well.
+     */
+    public static int roundThreads(int round, int threads) {
+        return round % 2 == 0 ? Math.max(2, threads) : threads;
+    }
+
     /** One slice of a cell's warm-up: run the cell's workload for {@code seconds}. */
     @FunctionalInterface
     public interface Slice {

@@ -91,7 +91,9 @@ public final class LockfreeSuite implements Suite {
         m.put("isolation", "one worker JVM per implementation (-Xms=-Xmx=512m, pre-touched heap); "
                 + "one pre-filled structure per workload, reused across runs and thread counts");
         m.put("jit_warmup", "once per worker before its first cell: rounds of the list and 10k-table workloads, "
-                + jitWarmupRoundSeconds(s.mode()) + " s each, until two rounds compiled less than "
+                + jitWarmupRoundSeconds(s.mode()) + " s each, every other round (the first included) with two threads "
+                + "and then also on a " + CONTENDED_KEYS + "-key structure of the same kind (contended paths), until "
+                + "two rounds compiled less than "
                 + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
                 + jitWarmupMaxSeconds(s.mode()) + " s); extra.jit_ms: compilation during the measured run (a "
                 + "JitWarmUp.cell warm-up per cell was tried: two invocations, no steadier ratios, not kept)");
@@ -142,20 +144,42 @@ public final class LockfreeSuite implements Suite {
      * {@link #jitWarmupMaxSeconds}). The cells' own 0.15 s warm-ups are too short for C2 to
      * finish the walk and the reclamation paths, so without it the first cells of each worker
      * measured the compilers, differently for each implementation.
+     *
+     * <p>Every other round, the first included, runs two threads ({@link JitWarmUp#roundThreads})
+     * and then also runs the workload's mix on a small structure of the same kind
+     * ({@link #CONTENDED_KEYS} keys, a separate allocator) where the two threads collide all the
+     * time. The paths only contention
+     * takes (a lost CAS, a restart after a warning) are rare on the full structures: C2 compiled
+     * them as uncommon traps, and their first use in a measured two-thread run deoptimized
+     * {@code insert} or {@code remove} and recompiled it there, for every implementation alike.
+     * In a standalone replay of this warm-up followed by the list and 10k-table cells (one JVM per
+     * implementation, {@code -XX:+PrintCompilation}), the two-thread phases saw 2–4 such traps
+     * with two-thread rounds alone and 0–1 with the contended structure too.
      */
     private void warmUpJit(Mode mode, String impl, int threads) throws Exception {
         double each = jitWarmupRoundSeconds(mode);
-        jitWarmupRounds = JitWarmUp.run(jitWarmupSeconds(mode), jitWarmupMaxSeconds(mode), round -> {
-            for (LockfreeWorkload w : LockfreeWorkload.TIMED) {
-                if (w.size(mode) > WARMUP_MAX_KEYS) continue; // the large tables run the same code
-                LockFreeLongMap map = Structures.get(impl, w, mode);
-                TimedRun.run(tasks(map, 2 * w.size(mode), w, threads, 3 + round), each, () -> null);
-            }
-        });
+        try (FloeAllocator contendedAlloc = FloeAllocator.builder().name("lockfree-jit-warmup").jmx(false).build()) {
+            Reclamation contendedRec = Structures.scheme(impl, contendedAlloc);
+            jitWarmupRounds = JitWarmUp.run(jitWarmupSeconds(mode), jitWarmupMaxSeconds(mode), round -> {
+                int t = JitWarmUp.roundThreads(round, threads);
+                for (LockfreeWorkload w : LockfreeWorkload.TIMED) {
+                    if (w.size(mode) > WARMUP_MAX_KEYS) continue; // the large tables run the same code
+                    LockFreeLongMap map = Structures.get(impl, w, mode);
+                    TimedRun.run(tasks(map, 2 * w.size(mode), w, t, 3 + round), each, () -> null);
+                    if (t < 2) continue;
+                    try (LockFreeLongMap contended = Structures.empty(w, contendedRec, CONTENDED_KEYS)) {
+                        TimedRun.run(tasks(contended, CONTENDED_KEYS, w, t, 5 + round), each, () -> null);
+                    }
+                }
+            });
+        }
     }
 
     /** Structures larger than this are left out of the JIT warm-up (their fill takes long). */
     private static final long WARMUP_MAX_KEYS = 10_000;
+
+    /** Key range of the small structures the two-thread warm-up rounds contend on. */
+    private static final long CONTENDED_KEYS = 32;
 
     /** Least seconds of the per-worker JIT warm-up: 1 in quick mode, 3 in full mode. */
     static double jitWarmupSeconds(Mode mode) {

@@ -39,7 +39,7 @@ final class Structures {
         alloc = FloeAllocator.builder().name("lockfree-" + w.name()).jmx(false).build();
         Reclamation rec = scheme(impl, alloc);
         long size = w.size(mode);
-        map = w.hash() ? new MichaelHashTable(rec, size) : new HarrisMichaelList(rec);
+        map = empty(w, rec, size);
         SplittableRandom r = new SplittableRandom(0xF10E);
         long range = 2 * size;
         for (long n = 0; n < size; ) {
@@ -47,6 +47,11 @@ final class Structures {
         }
         current = key;
         return map;
+    }
+
+    /** An empty structure of {@code w}'s kind on {@code rec}: a list, or a table sized for {@code size} keys. */
+    static LockFreeLongMap empty(LockfreeWorkload w, Reclamation rec, long size) {
+        return w.hash() ? new MichaelHashTable(rec, size) : new HarrisMichaelList(rec);
     }
 
     static synchronized void closeCurrent() {

@@ -184,7 +184,7 @@ public final class MapSuite implements Suite {
                 + "the other pairs have no results");
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
         m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload it measures, "
-                + jitWarmupRoundSeconds(s.mode()) + " s each, every other round with two threads, until two rounds compiled less than "
+                + jitWarmupRoundSeconds(s.mode()) + " s each, every other round (the first included) with two threads, until two rounds compiled less than "
                 + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
                 + jitWarmupMaxSeconds(s.mode()) + " s); then before each cell's first run, slices of that cell's "
                 + "workload at its thread count, " + cellWarmupSliceSeconds(s.mode()) + " s each, by the same rule (at "
@@ -385,8 +385,8 @@ public final class MapSuite implements Suite {
 
     /**
      * Once per worker JVM, before its first measured cell: rounds in which every timed workload
-     * the implementation measures runs for {@link #jitWarmupRoundSeconds} on a filled map (every other round with two
-     * threads), until the JIT has gone quiet
+     * the implementation measures runs for {@link #jitWarmupRoundSeconds} on a filled map (every
+     * other round, the first included, with two threads), until the JIT has gone quiet
      * ({@link JitWarmUp}: at least {@link #jitWarmupSeconds}, at most
      * {@link #jitWarmupMaxSeconds}), so that the JIT has compiled every operation of the
      * implementation before any cell's own (short) warm-up. Without it the first cells measure
@@ -402,11 +402,9 @@ public final class MapSuite implements Suite {
         jitWarm = true;
         double each = jitWarmupRoundSeconds(mode);
         jitWarmupRounds = JitWarmUp.run(jitWarmupSeconds(mode), jitWarmupMaxSeconds(mode), round -> {
-            // every other round with two threads (or more), so that the paths only contention
-            // takes (a lost CAS, a frozen chunk, a locked value) are compiled before the first
-            // two-thread cell too: with one thread only, put-delete at t=2 still carried about
-            // 150 ms of compilation in its 0.3 s runs
-            int t = round % 2 == 0 ? threads : Math.max(2, threads);
+            // every other round, the first included, with two threads (JitWarmUp.roundThreads): with one thread only,
+            // put-delete at t=2 still carried about 150 ms of compilation in its 0.3 s runs
+            int t = JitWarmUp.roundThreads(round, threads);
             for (MapWorkload w : MapWorkload.values()) {
                 if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP || !impl.runs(w)) continue;
                 MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());

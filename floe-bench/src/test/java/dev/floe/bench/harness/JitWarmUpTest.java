@@ -12,6 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class JitWarmUpTest {
 
     @Test
+    void everyOtherRoundHasAtLeastTwoThreads() {
+        assertEquals(List.of(2, 1, 2, 1), List.of(JitWarmUp.roundThreads(0, 1), JitWarmUp.roundThreads(1, 1),
+                JitWarmUp.roundThreads(2, 1), JitWarmUp.roundThreads(3, 1)));
+        assertEquals(List.of(4, 4), List.of(JitWarmUp.roundThreads(0, 4), JitWarmUp.roundThreads(1, 4)),
+                "a first cell with more threads keeps its count");
+    }
+
+    @Test
     void noTimeMeansExactlyOneRound() throws Exception {
         List<Integer> seen = new ArrayList<>();
         assertEquals(1, JitWarmUp.run(0, 0, seen::add));
