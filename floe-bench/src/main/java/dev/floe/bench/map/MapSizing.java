@@ -108,9 +108,7 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
         if (range != null) {
             int r = Integer.parseInt(range.trim());
             if (r < 4) throw new IllegalArgumentException(RANGE_PROPERTY + " must be at least 4: " + r);
-            z = new MapSizing(z.keyBytes, z.valueBytes, r / 2, r, Math.max(1, Math.min(z.scanLength, r / 4)),
-                    z.budgetBytes, z.splitHeap, z.offheapBudget, z.noReclaimExtraBytes, z.ingestSeconds,
-                    (double) (r / 2) / PAPER_ENTRIES);
+            z = z.withRange(r);
         }
         String ingest = System.getProperty(INGEST_SECONDS_PROPERTY);
         if (ingest != null) {
@@ -119,6 +117,29 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
         }
         return z;
     }
+
+    /** These sizes with keys drawn from {@code [0, r)}: a fill of half of them, scans of at most a quarter. */
+    MapSizing withRange(int r) {
+        return new MapSizing(keyBytes, valueBytes, r / 2, r, Math.max(1, Math.min(scanLength, r / 4)), budgetBytes,
+                splitHeap, offheapBudget, noReclaimExtraBytes, ingestSeconds, (double) (r / 2) / PAPER_ENTRIES);
+    }
+
+    /**
+     * The sizes of a small map on which two threads collide all the time ({@link #CONTENDED_KEYS}
+     * keys, an off-heap budget of {@link #CONTENDED_OFFHEAP_BYTES}), for the JIT warm-up's contended
+     * rounds: it lives next to the worker's own map, so it must not take (or pre-touch) a budget of
+     * its size.
+     */
+    MapSizing contended() {
+        MapSizing z = withRange(CONTENDED_KEYS);
+        return new MapSizing(z.keyBytes, z.valueBytes, z.entries, z.range, z.scanLength, z.budgetBytes, z.splitHeap,
+                Math.min(offheapBudget, CONTENDED_OFFHEAP_BYTES), z.noReclaimExtraBytes, z.ingestSeconds, z.scale);
+    }
+
+    /** Keys of the {@link #contended} map. */
+    static final int CONTENDED_KEYS = 32;
+    /** Off-heap budget of the {@link #contended} map (it holds {@link #CONTENDED_KEYS} entries at most). */
+    static final long CONTENDED_OFFHEAP_BYTES = 4 * MIB;
 
     /** {@code -D} options that give a worker JVM the same sizes as this one. */
     List<String> systemProperties() {

@@ -412,9 +412,28 @@ public final class MapSuite implements Suite {
                 if (w.grows()) dirty = true;
                 Watchdog.run(() -> TimedRun.run(tasks, each, () -> null), Watchdog.limitFor(each),
                         impl.label() + " " + w.label() + " (JIT warm-up)");
+                if (t >= 2 && w.writes()) contend(impl, w, z.contended(), t, each / 2);
             }
         });
         dirty = true; // the first cell starts from a fresh fill
+    }
+
+    /**
+     * Runs {@code w} with {@code threads} threads for {@code seconds} on a new small map of
+     * {@code impl} whose few keys the threads collide on all the time ({@link MapSizing#contended}),
+     * then closes it. On the worker's own map, lock waits, lost CASes and frozen chunks are rare,
+     * so C2 compiled them as uncommon traps whose first use in a measured two-thread run
+     * deoptimized and recompiled the operation inside the run; here they are common. Only for
+     * workloads that write (readers alone do not contend), for half a round's time, so that the
+     * warm-up still fits two rounds (one with each thread count) in its maximum time.
+     */
+    private void contend(MapImpl impl, MapWorkload w, MapSizing small, int threads, double seconds) throws Exception {
+        try (MapUnderTest map = impl.open(small)) {
+            fill(map, small, FILL_SEED);
+            List<OpTask> tasks = tasks(map, w, small, threads);
+            Watchdog.run(() -> TimedRun.run(tasks, seconds, () -> null), Watchdog.limitFor(seconds),
+                    impl.label() + " " + w.label() + " (JIT warm-up, contended)");
+        }
     }
 
     /** Seconds of one slice of a cell's own warm-up: 0.1 in quick mode, 1 in full mode. */

@@ -54,6 +54,14 @@ enum MapWorkload {
         return grows;
     }
 
+    /** Whether the workload changes the map (reads only: {@code zc-get}, {@code get-copy}, the scans). */
+    boolean writes() {
+        return switch (this) {
+            case ZC_GET, GET_COPY, SCAN_ASC, SCAN_DESC -> false;
+            default -> true;
+        };
+    }
+
     /** Whether an operation is one scan. */
     boolean scan() {
         return this == SCAN_ASC || this == SCAN_DESC;

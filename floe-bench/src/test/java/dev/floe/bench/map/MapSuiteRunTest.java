@@ -133,4 +133,19 @@ class MapSuiteRunTest {
         assertTrue(MapImpl.FLOE_OAK.jvmArgs(z).contains("-Xmx64m"));
         assertEquals(quick, MapSizing.of(Mode.QUICK, 1, JvmConfig.DEFAULT));
     }
+
+    /** The JIT warm-up's contended map: few keys, a small budget of its own, the same entries. */
+    @Test
+    void theContendedMapIsSmallWithEntriesOfTheSameSize() {
+        MapSizing z = MapSizing.of(Mode.QUICK, 1);
+        MapSizing c = z.contended();
+        assertEquals(MapSizing.CONTENDED_KEYS, c.range());
+        assertEquals(MapSizing.CONTENDED_KEYS / 2, c.entries());
+        assertTrue(c.scanLength() >= 1 && c.scanLength() <= MapSizing.CONTENDED_KEYS / 4);
+        assertEquals(MapSizing.CONTENDED_OFFHEAP_BYTES, c.offheapBudget());
+        assertEquals(z.keyBytes(), c.keyBytes());
+        assertEquals(z.valueBytes(), c.valueBytes());
+        System.setProperty(MapSizing.RANGE_PROPERTY, "100");
+        assertEquals(z.withRange(100), MapSizing.of(Mode.QUICK, 1), "the range override is withRange");
+    }
 }
