@@ -148,10 +148,10 @@ public final class LockfreeSuite implements Suite {
      * <p>Every other round, the first included, runs two threads ({@link JitWarmUp#roundThreads})
      * and then also runs the workload's mix on a small structure of the same kind
      * ({@link #CONTENDED_KEYS} keys, a separate allocator) where the two threads collide all the
-     * time. The paths only contention
-     * takes (a lost CAS, a restart after a warning) are rare on the full structures: C2 compiled
-     * them as uncommon traps, and their first use in a measured two-thread run deoptimized
-     * {@code insert} or {@code remove} and recompiled it there, for every implementation alike.
+     * time. The paths only contention takes (a lost CAS, a restart after a warning) are rare on
+     * the full structures: C2 compiled them as uncommon traps, and their first use in a measured
+     * two-thread run deoptimized {@code insert} or {@code remove} and recompiled it there, for
+     * every implementation alike.
      * In a standalone replay of this warm-up followed by the list and 10k-table cells (one JVM per
      * implementation, {@code -XX:+PrintCompilation}), the two-thread phases saw 2–4 such traps
      * with two-thread rounds alone and 0–1 with the contended structure too.

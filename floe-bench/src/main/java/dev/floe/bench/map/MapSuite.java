@@ -184,7 +184,9 @@ public final class MapSuite implements Suite {
                 + "the other pairs have no results");
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
         m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload it measures, "
-                + jitWarmupRoundSeconds(s.mode()) + " s each, every other round (the first included) with two threads, until two rounds compiled less than "
+                + jitWarmupRoundSeconds(s.mode()) + " s each, every other round (the first included) with two threads "
+                + "and then, for the workloads that write, half as long on a " + MapSizing.CONTENDED_KEYS + "-key map "
+                + "(contended paths), until two rounds compiled less than "
                 + JitWarmUp.QUIET_COMPILE_MS + " ms (at least " + jitWarmupSeconds(s.mode()) + " s, at most "
                 + jitWarmupMaxSeconds(s.mode()) + " s); then before each cell's first run, slices of that cell's "
                 + "workload at its thread count, " + cellWarmupSliceSeconds(s.mode()) + " s each, by the same rule (at "
@@ -402,8 +404,9 @@ public final class MapSuite implements Suite {
         jitWarm = true;
         double each = jitWarmupRoundSeconds(mode);
         jitWarmupRounds = JitWarmUp.run(jitWarmupSeconds(mode), jitWarmupMaxSeconds(mode), round -> {
-            // every other round, the first included, with two threads (JitWarmUp.roundThreads): with one thread only,
-            // put-delete at t=2 still carried about 150 ms of compilation in its 0.3 s runs
+            // every other round, the first included, with two threads (JitWarmUp.roundThreads):
+            // with one thread only, put-delete at t=2 still carried about 150 ms of compilation in
+            // its 0.3 s runs
             int t = JitWarmUp.roundThreads(round, threads);
             for (MapWorkload w : MapWorkload.values()) {
                 if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP || !impl.runs(w)) continue;
