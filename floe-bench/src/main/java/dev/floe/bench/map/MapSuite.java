@@ -183,7 +183,8 @@ public final class MapSuite implements Suite {
         m.put("not_run", "floe-oak-noreclaim measures put-delete only, rollup measures floe-oak and cslm only; "
                 + "the other pairs have no results");
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
-        m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload it measures, "
+        m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload it measures "
+                + "on a map filled once per round (not after every workload that grows it), "
                 + jitWarmupRoundSeconds(s.mode()) + " s each, every other round (the first included) with two threads "
                 + "and then, for the workloads that write, half as long on a " + MapSizing.CONTENDED_KEYS + "-key map "
                 + "(contended paths), until two rounds compiled less than "
@@ -395,10 +396,10 @@ public final class MapSuite implements Suite {
      * the compilers (a cold JVM ran put-delete at a third of its warm speed after a 0.2 s
      * warm-up); with a fixed 1 s pass instead of the quiet rule, {@code floe-oak}'s C2 work
      * (about 1.2 s of CPU against {@code cslm}'s 0.4 s) went on into the measured two-thread cells,
-     * where the compiler threads take a core from a worker thread. The map is refilled after the
-     * workloads that grow it, and afterwards. The rounds are reported as
-     * {@code extra.jit_warmup_rounds} of every cell, and the compilation left inside a measured
-     * run as {@code extra.jit_ms}.
+     * where the compiler threads take a core from a worker thread. Each round starts from a
+     * filled map, which its workloads that grow it may grow; the first cell gets a fresh fill. The
+     * rounds are reported as {@code extra.jit_warmup_rounds} of every cell, and the compilation
+     * left inside a measured run as {@code extra.jit_ms}.
      */
     private void warmUpJit(MapImpl impl, Mode mode, MapSizing z, int threads) throws Exception {
         jitWarm = true;
@@ -408,15 +409,20 @@ public final class MapSuite implements Suite {
             // with one thread only, put-delete at t=2 still carried about 150 ms of compilation in
             // its 0.3 s runs
             int t = JitWarmUp.roundThreads(round, threads);
+            boolean grew = false;
             for (MapWorkload w : MapWorkload.values()) {
                 if (w == MapWorkload.INGEST || w == MapWorkload.ROLLUP || !impl.runs(w)) continue;
                 MapUnderTest map = map(impl, mode, z, impl.freshMapPerRun());
                 List<OpTask> tasks = tasks(map, w, z, t);
-                if (w.grows()) dirty = true;
+                grew |= w.grows();
                 Watchdog.run(() -> TimedRun.run(tasks, each, () -> null), Watchdog.limitFor(each),
                         impl.label() + " " + w.label() + " (JIT warm-up)");
                 if (t >= 2 && w.writes()) contend(impl, w, z.contended(), t, each / 2);
             }
+            // One refill per round, not one after every workload that grows the map: the warm-up
+            // compiles, it does not measure, and the fills were about half of a cold round. A
+            // round's growing workloads add at most one slice each to the fill.
+            if (grew) dirty = true;
         });
         dirty = true; // the first cell starts from a fresh fill
     }
@@ -450,14 +456,15 @@ public final class MapSuite implements Suite {
     }
 
     /**
-     * Most seconds of the per-worker JIT warm-up, whatever the JIT does: 10 in quick mode, 20 in
-     * full mode. {@code floe-oak}'s rounds take 2–3 s (ten workloads and the fills of those that
-     * grow the map) and its C2 work runs to about 4.7 s of CPU: a 4 s cap ended its warm-up after
-     * two rounds, still compiling about 1 s per round, and the rest ran inside the measured
-     * two-thread cells (docs/benchmarks.md, map suite).
+     * Most seconds of the per-worker JIT warm-up, whatever the JIT does: 7 in quick mode, 20 in
+     * full mode. {@code floe-oak}'s C2 work runs to about 4.7 s of CPU: a 4 s cap ended its
+     * warm-up after two rounds (which then refilled the map after every workload that grows it),
+     * still compiling about 1 s per round, and the rest ran inside the measured two-thread cells;
+     * a 10 s cap took that out but made the main job 25–50 s longer, close to its 10 minutes,
+     * because most workers run to the cap (docs/benchmarks.md, map suite).
      */
     static double jitWarmupMaxSeconds(Mode mode) {
-        return mode == Mode.QUICK ? 10.0 : 20.0;
+        return mode == Mode.QUICK ? 7.0 : 20.0;
     }
 
     /** Seconds each timed workload runs in one round of the JIT warm-up: 0.1 in quick mode, 0.5 in full mode. */
