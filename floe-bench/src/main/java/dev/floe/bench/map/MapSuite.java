@@ -398,8 +398,8 @@ public final class MapSuite implements Suite {
      * (about 1.2 s of CPU against {@code cslm}'s 0.4 s) went on into the measured two-thread cells,
      * where the compiler threads take a core from a worker thread. Each round starts from a
      * freshly filled map, which the round's growing workloads may grow; the first cell gets a
-     * fresh fill too. The rounds are reported as {@code extra.jit_warmup_rounds} of every cell, and the compilation
-     * left inside a measured run as {@code extra.jit_ms}.
+     * fresh fill too. The rounds are reported as {@code extra.jit_warmup_rounds} of every cell,
+     * and the compilation left inside a measured run as {@code extra.jit_ms}.
      */
     private void warmUpJit(MapImpl impl, Mode mode, MapSizing z, int threads) throws Exception {
         jitWarm = true;
