@@ -19,7 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Bounds: each stripe holds at most {@code capacity[c]} blocks of class {@code c}
  * ({@link #capacityOf}: 128 blocks or 64 KiB, whichever is fewer, but at least 16), so the total
  * cached memory is at most {@code stripes × Σ capacity[c] × blockSize(c)}: about 2.4 MiB per
- * stripe if every one of the 40 classes is in use, in practice a few bins. An empty bin is filled
+ * stripe if every one of the 40 classes is in use, in practice a few bins. A bin's array is created
+ * when a claim first needs it, so a stripe's heap footprint follows the classes in use too. An empty bin is filled
  * to half its capacity; a full bin flushes its older half (the other half stays, warm, for the
  * next allocations). The minimum of 16 matters for the large classes: with 4-block bins a 16 KiB
  * class went to the shared heap every other call and two threads contended there (measured on
@@ -78,7 +79,7 @@ final class BlockCaches {
             off = one[0];
         } else {
             try {
-                long[] bin = s.blocks[c];
+                long[] bin = s.bin(c);
                 int n = s.count(c);
                 if (n == 0) n = heap.fill(c, bin, 0, (capacity[c] + 1) >>> 1);
                 off = bin[--n];
@@ -103,15 +104,18 @@ final class BlockCaches {
             return;
         }
         try {
-            long[] bin = s.blocks[c];
+            long[] bin = s.bin(c);
             int n = s.count(c);
             if (n == bin.length) {
+                // The older half leaves the bin (count set) before the heap takes it: if the
+                // flush failed, those blocks would be lost, never cached twice.
                 int half = n >>> 1;
-                System.arraycopy(bin, 0, s.scratch, 0, half);
+                long[] scratch = s.scratch();
+                System.arraycopy(bin, 0, scratch, 0, half);
                 System.arraycopy(bin, half, bin, 0, n - half);
                 n -= half;
                 s.setCount(c, n);
-                heap.flush(s.scratch, 0, half);
+                heap.flush(scratch, 0, half);
             }
             bin[n] = off;
             s.setCount(c, n + 1);
@@ -164,7 +168,7 @@ final class BlockCaches {
                 int n = s.count(c);
                 if (n > 0) {
                     s.setCount(c, 0);
-                    heap.flush(s.blocks[c], 0, n);
+                    heap.flush(s.bin(c), 0, n); // n > 0: the bin exists
                 }
             }
         } finally {
@@ -187,7 +191,12 @@ final class BlockCaches {
         return sum;
     }
 
-    int stripeCount() {
-        return stripes.length;
+    /** Bins created so far over all stripes (tests; exact when quiescent). */
+    int binsCreated() {
+        int n = 0;
+        for (CacheStripe s : stripes) {
+            for (int c = 0; c < SizeClasses.COUNT; c++) if (s.hasBin(c)) n++;
+        }
+        return n;
     }
 }

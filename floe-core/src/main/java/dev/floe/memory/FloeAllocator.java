@@ -276,6 +276,11 @@ public final class FloeAllocator implements AutoCloseable {
         caches.trim();
     }
 
+    /** Cache bins created so far over all stripes (tests: bins are created on first use). */
+    int cacheBinsCreated() {
+        return caches.binsCreated();
+    }
+
     /**
      * A snapshot of this allocator's memory (see {@link MemoryStats}).
      *
