@@ -210,7 +210,7 @@ public final class Nova extends RetiringSomar {
     @Override
     public <P, R> R writeOr(long ptr, SliceWriter<P, R> writer, P param, R onFailure) {
         Objects.requireNonNull(writer, "writer");
-        if (access.blockOf(ptr) == 0) return onFailure;
+        if (cannotPublish(ptr)) return onFailure; // the block lookup comes once, in the validation
         int slot = slots.protect(SafePointer.headerOffset(ptr)); // CAS: claim + publish, full fence
         try {
             long h = access.liveHeaderVolatile(ptr);
@@ -363,8 +363,20 @@ public final class Nova extends RetiringSomar {
      * does not name a live slice. While protected, the slice is not freed, whatever deletes it.
      */
     public int protect(long ptr) {
-        if (access.blockOf(ptr) == 0) return -1;
+        if (cannotPublish(ptr)) return -1;
         return publishAndValidate(ptr, false);
+    }
+
+    /**
+     * Whether {@code ptr} fails the checks that touch no memory: deleted mark, version 0, header
+     * offset 0 (no block starts there, and a hazard slot holding 0 reads as empty). The write
+     * paths check only this before the hazard publication; the validation after it looks the
+     * block up (once) and refuses a pointer that names no block. A forged pointer's slot holds
+     * its offset until it is cleared a few instructions later, which at most delays the free of
+     * a slice with that header offset to a later pass.
+     */
+    private static boolean cannotPublish(long ptr) {
+        return SafePointer.cannotBeLive(ptr) || SafePointer.headerOffset(ptr) == 0;
     }
 
     /**
@@ -373,7 +385,7 @@ public final class Nova extends RetiringSomar {
      * block-geometry lookups.
      */
     public int protectOwned(long ptr) {
-        if (SafePointer.cannotBeLive(ptr)) return -1;
+        if (cannotPublish(ptr)) return -1;
         return publishAndValidate(ptr, true);
     }
 

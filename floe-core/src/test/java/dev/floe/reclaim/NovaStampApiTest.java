@@ -134,4 +134,25 @@ class NovaStampApiTest {
             assertEquals(-1, nova.protect(x));
         }
     }
+
+    /**
+     * A pointer that looks live (a version, no deleted mark) but names header offset 0, or an
+     * offset inside a block: protect refuses it with -1 (the hazard slots reject a 0 reference,
+     * so the offset must be checked before the publication) and leaves no slot held.
+     */
+    @Test
+    void forgedLiveLookingPointersAreNotProtected() {
+        long p = nova.allocate(24);
+        long zero = SafePointer.of(0, 1);
+        assertEquals(-1, nova.protect(zero));
+        assertEquals(-1, nova.protectOwned(zero));
+        long inside = SafePointer.of(SafePointer.headerOffset(p) + 8, SafePointer.version(p));
+        assertEquals(-1, nova.protect(inside));
+        int held = nova.protect(p);
+        assertTrue(held >= 0);
+        nova.unprotect(held);
+        assertTrue(nova.delete(p));
+        nova.reclaimNow();
+        assertEquals(0, alloc.stats().liveBytes(), "no forged protection kept the slice alive");
+    }
 }
