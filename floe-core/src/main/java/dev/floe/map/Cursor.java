@@ -86,7 +86,7 @@ final class Cursor {
      * Entries read ahead, consumed in order: entry index, key and value words, the value's lock
      * word, and whether the whole snapshot (lock word and header check) showed the value present.
      * Allocated by the first {@link #readAhead} (a navigation or a one-entry iterator never
-     * needs them), grown with the window.
+     * needs them) for its window, and once more at {@link #MAX_AHEAD} when the window outgrows them.
      */
     private int[] aheadEntry = new int[0];
     private long[] aheadKey, aheadValue, aheadLock;
@@ -246,11 +246,14 @@ final class Cursor {
         aheadPos = aheadLen = 0;
         int window = aheadWindow;
         if (aheadEntry.length < window) {
-            aheadEntry = new int[window];
-            aheadKey = new long[window];
-            aheadValue = new long[window];
-            aheadLock = new long[window];
-            aheadPresent = new boolean[window];
+            // Two sizes: the first window's, then the largest. Growing with every doubling of the
+            // window (8, 16, 32, 64) allocated about 3.8 KB per long scan, 2.3 KB this way.
+            int size = aheadEntry.length == 0 ? window : MAX_AHEAD;
+            aheadEntry = new int[size];
+            aheadKey = new long[size];
+            aheadValue = new long[size];
+            aheadLock = new long[size];
+            aheadPresent = new boolean[size];
         }
         if (window < MAX_AHEAD) aheadWindow = window * 2;
         int n = 0;
