@@ -458,7 +458,8 @@ public final class FloeAllocator implements AutoCloseable {
 
         /**
          * Number of cache stripes, a power of two up to {@value FloeAllocator#MAX_CACHE_STRIPES} (default: four
-         * per core, at least 8, at most 64). Each stripe takes about 26 KiB of heap.
+         * per core, at least 8, at most 64). A stripe takes about 1 KiB of heap, plus up
+         * to 1 KiB for each size class a call through it has used (up to about 26 KiB with all 40).
          *
          * @throws IllegalArgumentException if {@code stripes} is not a power of two in [1, {@value FloeAllocator#MAX_CACHE_STRIPES}]
          */
