@@ -19,10 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Bounds: each stripe holds at most {@code capacity[c]} blocks of class {@code c}
  * ({@link #capacityOf}: 128 blocks or 64 KiB, whichever is fewer, but at least 16), so the total
  * cached memory is at most {@code stripes × Σ capacity[c] × blockSize(c)}: about 2.4 MiB per
- * stripe if every one of the 40 classes is in use, in practice a few bins. A bin's array is created
- * when a claim first needs it, so a stripe's heap footprint follows the classes in use too. An empty bin is filled
- * to half its capacity; a full bin flushes its older half (the other half stays, warm, for the
- * next allocations). The minimum of 16 matters for the large classes: with 4-block bins a 16 KiB
+ * stripe if every one of the 40 classes is in use, in practice a few bins. A bin's array is
+ * created when a claim first needs it, so a stripe's heap footprint follows the classes in use
+ * too. An empty bin is filled to half its capacity; a full bin flushes its older half (the other
+ * half stays, warm, for the next allocations). The minimum of 16 matters for the large classes: with 4-block bins a 16 KiB
  * class went to the shared heap every other call and two threads contended there (measured on
  * a 16 B–16 KiB mix: 44–90 ns per pair per thread with 4-block bins, 35 ns with 16).
  */
