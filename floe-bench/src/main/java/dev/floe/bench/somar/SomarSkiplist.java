@@ -47,8 +47,10 @@ final class SomarSkiplist extends SlMap<PtrRef> {
         return store.liveBytes();
     }
 
+    /** Drops the map's entries first, so that no value object keeps a pointer into the closed store. */
     @Override
     public void close() {
+        map.clear();
         store.close();
     }
 }
