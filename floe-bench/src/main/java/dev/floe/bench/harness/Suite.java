@@ -60,6 +60,16 @@ public interface Suite {
     }
 
     /**
+     * How many runs {@code cell} gets (per implementation): {@link Settings#runs()} by default. A
+     * suite may give a one-shot cell fewer in quick mode when its figure does not vary from run to
+     * run and no goal reads its rate (the map suite's {@code ingest}), to keep the main job within
+     * its time.
+     */
+    default int runs(Cell cell, Settings settings) {
+        return settings.runs();
+    }
+
+    /**
      * Runs one trial in this JVM: warm up for {@link Trial#warmupSeconds()}, then measure for
      * {@link Trial#durationSeconds()} (or, for one-shot workloads, do the work once).
      */

@@ -40,7 +40,7 @@ public final class SuiteRunner {
         List<Cell> cells = suite.cells(settings);
         List<Variant> variants = settings.variants();
         int steps = 0;
-        for (Cell cell : cells) steps += settings.runs() * measuredIn(suite, cell, variants).size();
+        for (Cell cell : cells) steps += suite.runs(cell, settings) * measuredIn(suite, cell, variants).size();
         progress.begin(suite.name(), steps, estimateSeconds(suite, cells, settings));
         List<Result> results = new ArrayList<>();
         List<Ratio> ratios = new ArrayList<>();
@@ -49,19 +49,20 @@ public final class SuiteRunner {
             for (Cell cell : cells) {
                 List<Variant> measured = measuredIn(suite, cell, variants);
                 Map<String, List<Sample>> samples = new LinkedHashMap<>();
-                for (int run = 0; run < settings.runs(); run++) {
+                int runs = suite.runs(cell, settings);
+                for (int run = 0; run < runs; run++) {
                     for (Variant v : measured) {
                         Trial trial = new Trial(suite.name(), settings.mode(), v.impl(), cell.workload(), cell.threads(),
                                 run == 0 ? settings.warmupSeconds() : 0, settings.durationSeconds(), v.jvm());
                         String label = cell.workload() + " t=" + cell.threads() + " " + v.label()
-                                + " " + (run + 1) + "/" + settings.runs();
+                                + " " + (run + 1) + "/" + runs;
                         progress.stepStarted(label);
                         Sample s = execute(suite, cell, v, trial, workers, variants.size());
                         progress.stepDone(label, Units.rate(s.metric(Metric.OPS_PER_S.name())) + " ops/s");
                         samples.computeIfAbsent(v.label(), k -> new ArrayList<>()).add(s);
                     }
                 }
-                samples.forEach((name, runs) -> results.add(Result.of(cell, name, runs)));
+                samples.forEach((name, done) -> results.add(Result.of(cell, name, done)));
                 ratios.addAll(ratios(suite, cell, measured, samples));
             }
         } finally {
@@ -146,9 +147,10 @@ public final class SuiteRunner {
     private static double estimateSeconds(Suite suite, List<Cell> cells, Settings s) {
         double total = 0;
         for (Cell c : cells) {
+            int runs = suite.runs(c, s);
             double perImpl = c.isolation() == Isolation.FRESH_JVM
-                    ? s.runs() * FRESH_RUN_SECONDS
-                    : s.warmupSeconds() + s.runs() * (s.durationSeconds() + RUN_OVERHEAD_SECONDS);
+                    ? runs * FRESH_RUN_SECONDS
+                    : s.warmupSeconds() + runs * (s.durationSeconds() + RUN_OVERHEAD_SECONDS);
             total += perImpl * measuredIn(suite, c, s.variants()).size();
         }
         return total;

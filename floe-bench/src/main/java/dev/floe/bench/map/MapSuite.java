@@ -183,6 +183,7 @@ public final class MapSuite implements Suite {
         m.put("not_run", "floe-oak-noreclaim measures put-delete only, rollup measures floe-oak and cslm only; "
                 + "the other pairs have no results");
         m.put("isolation", "one worker JVM per implementation; ingest and rollup: a fresh JVM per run");
+        m.put("ingest_runs", runs(new Cell(MapWorkload.INGEST.label(), 1, Isolation.FRESH_JVM), s));
         m.put("jit_warmup", "once per worker before its first cell: rounds of every timed workload it measures "
                 + "on a map filled once per round (not after every workload that grows it), "
                 + jitWarmupRoundSeconds(s.mode()) + " s each, every other round (the first included) with two threads "
@@ -225,6 +226,19 @@ public final class MapSuite implements Suite {
     @Override
     public boolean measures(String impl, Cell cell) {
         return MapImpl.byLabel(impl).runs(MapWorkload.byLabel(cell.workload()));
+    }
+
+    /**
+     * {@code ingest} runs once per implementation in quick mode, the others {@link Settings#runs()}
+     * times: its goal reads {@code ingested_bytes}, a fill up to a limit that hardly moves between
+     * runs (three main jobs: {@code floe-oak} 206,592 entries every time, {@code cslm-offheap}
+     * within 2%), and no goal reads its rate; its fresh JVMs took 37 s of a 561 s main job
+     * (docs/benchmarks.md).
+     */
+    @Override
+    public int runs(Cell cell, Settings settings) {
+        boolean quickIngest = settings.mode() == Mode.QUICK && cell.workload().equals(MapWorkload.INGEST.label());
+        return quickIngest ? Math.min(1, settings.runs()) : settings.runs();
     }
 
     @Override
