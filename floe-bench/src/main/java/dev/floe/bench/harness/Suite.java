@@ -61,8 +61,8 @@ public interface Suite {
 
     /**
      * How many runs {@code cell} gets (per implementation): {@link Settings#runs()} by default. A
-     * suite may give a one-shot cell fewer in quick mode when its figure does not vary from run to
-     * run and no goal reads its rate (the map suite's {@code ingest}), to keep the main job within
+     * suite may give a one-shot cell fewer in quick mode when its figure hardly varies from run
+     * to run and no goal reads its rate (the map suite's {@code ingest}), to keep the main job within
      * its time.
      */
     default int runs(Cell cell, Settings settings) {
