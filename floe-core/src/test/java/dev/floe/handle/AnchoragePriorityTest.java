@@ -58,7 +58,12 @@ class AnchoragePriorityTest {
                     continue; // the thread ended meanwhile
                 }
                 if (!comm.equals(name)) continue;
-                String stat = Files.readString(t.resolve("stat"));
+                String stat;
+                try {
+                    stat = Files.readString(t.resolve("stat"));
+                } catch (IOException gone) {
+                    continue; // an earlier service's thread of that name ended meanwhile
+                }
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from 3 on
                 return OptionalInt.of(Integer.parseInt(f[41 - 3]));
             }
