@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * A participant's limbo list (the paper's LimboList): nodes retired through it and not yet freed,
  * each with the clock value read just after it was unlinked (used by EBR; OA ignores it). Owned by
- * the participant's current borrower, so it needs no synchronisation. It starts at its capacity
+ * the participant's current holder, so it needs no synchronisation. It starts at its capacity
  * and grows only when the scheme cannot free (EBR behind a stalled operation, or OA keeping nodes
  * a hazard pointer holds).
  */

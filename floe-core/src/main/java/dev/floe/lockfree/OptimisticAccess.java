@@ -35,12 +35,12 @@ import java.util.Arrays;
  * <h2>Why fixed per-participant hazard pointers, not {@code dev.floe.reclaim.HazardSlots}</h2>
  * OA publishes up to three hazard pointers together and then checks once. In
  * {@code HazardSlots} every publication claims a slot with its own CAS (three CASes, three probe
- * loops); the borrowed participant already gives exclusive slots, so here the publication is
- * three opaque stores and one fence. The state stays bounded because participants are bounded
- * by the peak number of concurrent operations (three words each, scanned from the participant
- * table). A reclaimer that read the table before
- * a participant was appended cannot miss its hazards: that participant's operation began after
- * the append, hence after every node the reclaimer frees was unlinked (see {@link Participants}).
+ * loops); the participant an operation holds already gives exclusive slots, so here the
+ * publication is three opaque stores and one fence. The state stays bounded because participants
+ * are (three words each, scanned from the participant table; see below). A reclaimer that read
+ * the table before a participant was appended cannot miss its hazards: that participant's
+ * operation began after the append, hence after every node the reclaimer frees was unlinked
+ * (see {@link Participants}).
  * The EBR baseline does use {@code HazardSlots}, for its epoch announcements.
  *
  * <p>A node is unlinked before it is retired and a fresh traversal from a head cannot reach an
@@ -48,10 +48,12 @@ import java.util.Arrays;
  * may still hold it.
  *
  * <h2>Bounded state and robustness</h2>
- * Participants are borrowed per operation ({@link Participants}), so their number is the peak
- * number of concurrent operations. Each limbo list holds at most its capacity plus the nodes held
- * by hazard pointers at its last pass (at most three per participant). A stalled thread holds at most three hazard pointers and
- * one limbo list: it never stops other threads from reclaiming (invariant 5).
+ * A few platform threads keep a participant between operations, the others borrow one per
+ * operation ({@link Participants}), so their number is at most the cap on owned ones plus the
+ * peak number of borrowed operations. Each limbo list holds at most its capacity plus the nodes
+ * held by hazard pointers at its last pass (at most three per participant). A stalled thread
+ * holds at most three hazard pointers and one limbo list: it never stops other threads from
+ * reclaiming (invariant 5).
  */
 abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamation, OaVerReclamation {
     OptimisticAccess(FloeAllocator allocator, int limboCapacity) {

@@ -17,24 +17,31 @@ abstract class ParticipantFields extends ParticipantPadBefore {
 
     /** Position in {@link Participants}' table. */
     final int index;
-    /** 1 while a thread borrows this participant (CAS 0 → 1 claims, release store of 0 returns). */
+    /** 1 while a thread borrows or owns this participant (CAS 0 → 1 claims, release store of 0 returns). */
     @SuppressWarnings("unused") // through Participant.BUSY
     volatile int busy;
-    /** OA-BIT's warning bit: set (1) by any reclaimer, cleared by the owner when it restarts. */
+    /** OA-BIT's warning bit: set (1) by any reclaimer, cleared by the holder when it restarts. */
     @SuppressWarnings("unused") // through Participant.WARNING
     volatile int warning;
 
+    /**
+     * The platform thread that keeps this participant between its operations, or null while it
+     * is borrowed per operation or free (see {@link Participants}, "Owned participants"). Set by
+     * the thread itself while it holds the claim; replaced by CAS only once that thread has
+     * ended.
+     */
+    Thread owner;
     /** OA-VER's LocalClock: the global clock value this participant last acknowledged. */
     long localClock;
     /** OA-VER's LastRetireTime: the clock read after the latest retire. */
     long lastRetireTime;
     /**
      * OA's hazard pointers: this participant's fixed slots (0 = empty) at
-     * {@code [HAZARD_PAD, HAZARD_PAD + MAX_HAZARDS)}, written only by the borrower and scanned by
+     * {@code [HAZARD_PAD, HAZARD_PAD + MAX_HAZARDS)}, written only by the holder and scanned by
      * reclaimers; a cache line of padding at each end keeps other objects off their line.
      */
     final long[] hazards = new long[HAZARD_PAD + MAX_HAZARDS + HAZARD_PAD];
-    /** Whether any hazard slot may be non-zero (owner only: skips clearing when none was set). */
+    /** Whether any hazard slot may be non-zero (holder only: skips clearing when none was set). */
     boolean hazardsSet;
     /** EBR: the hazard slot announcing this operation's epoch, or -1. */
     int epochSlot = -1;
@@ -67,17 +74,19 @@ abstract class ParticipantPadAfter extends ParticipantFields {
  * The per-participant state of a {@link Reclamation}: the paper's per-thread warning bit, local
  * clock, hazard pointers and limbo list, held by whichever thread runs an operation with it.
  *
- * <p>A participant is borrowed from {@link Participants} for one operation and given back at its
- * end, so any number of platform or virtual threads share a table bounded by the peak number of
- * operations in flight (ARCHITECTURE.md invariant 7). The borrow is a CAS (acquire) and the
- * return a release store, so the plain fields ({@link ParticipantFields}) move between threads
- * with a happens-before edge and are only ever touched by the current borrower. Only
- * {@code warning} is written by other threads (an OA-BIT reclaimer), and only the hazard slots
- * and the claim word are read by them; these are accessed through VarHandles.
+ * <p>A participant is either kept by one platform thread between its operations (it
+ * <em>owns</em> it) or borrowed from {@link Participants} for one operation and given back at its
+ * end; owners are capped, so any number of platform or virtual threads share a bounded table
+ * (ARCHITECTURE.md invariant 7). The borrow is a CAS (acquire) and the return a release store; an
+ * owned participant passes to another thread only after its owner ended. Either way the plain
+ * fields ({@link ParticipantFields}) move between threads with a happens-before edge and are only
+ * ever touched by the current holder. Only {@code warning} is written by other threads (an OA-BIT
+ * reclaimer), and only the hazard slots, the claim word and the owner are read by them; these are
+ * accessed through VarHandles.
  *
  * <h2>Padding</h2>
- * The borrower writes the claim word, the local clock and the counters on every operation and
- * the hazard slots on every modifying step. The participants of a table are small objects created
+ * The holder writes the local clock and the counters on every operation (a borrower also the
+ * claim word) and the hazard slots on every modifying step. The participants of a table are small objects created
  * together, and a garbage collection copies them next to each other in table order, so two
  * threads on two participants would write the same cache lines. The fields therefore sit between
  * two cache lines of padding (superclass fields are laid out first: {@link ParticipantPadBefore},
@@ -87,6 +96,7 @@ abstract class ParticipantPadAfter extends ParticipantFields {
 final class Participant extends ParticipantPadAfter {
     private static final VarHandle BUSY;
     private static final VarHandle WARNING;
+    private static final VarHandle OWNER;
     private static final VarHandle HAZARD = MethodHandles.arrayElementVarHandle(long[].class);
 
     Participant(int index, int limboCapacity) {
@@ -131,6 +141,30 @@ final class Participant extends ParticipantPadAfter {
         BUSY.setRelease(this, 0); // StoreStore + LoadStore: our plain writes precede the return
     }
 
+    /**
+     * Makes {@code thread}, the caller, which holds the claim, this participant's owner. A release
+     * store, though no reader relies on more than the claim: another thread acts on an owned
+     * participant only after it saw the owner ended, and a thread's end happens-before the
+     * {@link Thread#isAlive()} that detects it (JLS 17.4.4), so every write of the owner is visible.
+     */
+    void own(Thread thread) {
+        OWNER.setRelease(this, thread);
+    }
+
+    /** The owner, read by another thread (acquire), or null. */
+    Thread ownerSeenByOthers() {
+        return (Thread) OWNER.getAcquire(this);
+    }
+
+    /**
+     * Takes this participant from {@code deadOwner}, which the caller saw ended
+     * ({@link Thread#isAlive()} false), for {@code taker} (null: returned to borrowing); false if
+     * another thread took it first. The claim word stays set, so the winner holds the participant.
+     */
+    boolean takeFrom(Thread deadOwner, Thread taker) {
+        return OWNER.compareAndSet(this, deadOwner, taker);
+    }
+
     /** Sets the warning bit (release store; the reclaimer fences before it scans hazards). */
     void warn() {
         WARNING.setRelease(this, 1);
@@ -159,6 +193,7 @@ final class Participant extends ParticipantPadAfter {
             MethodHandles.Lookup l = MethodHandles.lookup();
             BUSY = l.findVarHandle(ParticipantFields.class, "busy", int.class);
             WARNING = l.findVarHandle(ParticipantFields.class, "warning", int.class);
+            OWNER = l.findVarHandle(ParticipantFields.class, "owner", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

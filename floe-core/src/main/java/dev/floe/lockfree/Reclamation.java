@@ -22,12 +22,12 @@ import java.util.Objects;
  *
  * <h2>Protocol for a structure</h2>
  * <pre>
- *   p = enter()                      // borrow a participant, start watching for warnings
+ *   p = enter()                      // hold a participant, start watching for warnings
  *   seen = watchToken(p)             // at the start of each walk, kept in a local
  *   ... read a node's words; if (warned(p, seen)) { acknowledge(p); restart from the head }
  *   ... before a CAS: if (!protect(p, a, b, c)) { acknowledge(p); restart }   // hazards + check
  *       CAS; unprotect(p); after unlinking node n: retire(p, n)
- *   exit(p)                          // clear announcements, maybe reclaim, return the participant
+ *   exit(p)                          // clear announcements, maybe reclaim, release the participant
  *
  *   t = enterRead()                  // a read-only walk: same checks through a token
  *   ... if (readWarned(t)) { t = readRestart(t); restart }      exitRead(t)
@@ -128,7 +128,7 @@ public abstract class Reclamation {
         return allocator;
     }
 
-    /** Starts an operation: borrows a participant and begins watching for warnings. */
+    /** Starts an operation: holds a participant (owned or borrowed) and begins watching for warnings. */
     abstract Participant enter();
 
     /** Ends an operation: drops announcements, reclaims if the limbo list asks for it, returns the participant. */
@@ -168,7 +168,7 @@ public abstract class Reclamation {
     /**
      * Starts a read-only operation (a walk that CASes nothing) and returns a token for
      * {@link #readWarned}, {@link #readRestart} and {@link #exitRead}. By default the token is the
-     * index of a borrowed participant; OA-VER needs none (the token is the clock it read) and NR
+     * index of the participant {@link #enter} holds; OA-VER needs none (the token is the clock it read) and NR
      * returns 0, so their readers write nothing shared at all.
      */
     long enterRead() {
@@ -199,19 +199,20 @@ public abstract class Reclamation {
 
     /**
      * Frees, as far as the scheme allows, the nodes waiting in the limbo lists of participants no
-     * operation holds right now (a reclamation pass for each). Use it after a bulk delete so that
-     * emptied superblocks can go back to the OS; concurrent operations are allowed.
+     * operation holds right now (a reclamation pass for each): free ones, the calling thread's
+     * own, and those of threads that have ended. Use it after a bulk delete so that emptied
+     * superblocks can go back to the OS; concurrent operations are allowed.
+     *
+     * <p>A platform thread that is alive keeps its participant between operations (see
+     * {@code Participants}), and only that thread frees its limbo list: at the end of an
+     * operation that finds it due, or when it calls this method. So up to a limbo list's
+     * capacity of nodes per such thread may stay unfreed while the thread lives and does
+     * nothing; call this method from the thread that deleted, as a bulk delete usually is.
      */
     public void reclaimIdle() {
-        for (Participant p : participants.all()) {
-            if (p.tryClaim()) {
-                try {
-                    if (p.limbo.size() > 0) reclaim(p);
-                } finally {
-                    participants.release(p);
-                }
-            }
-        }
+        participants.forEachIdle(p -> {
+            if (p.limbo.size() > 0) reclaim(p);
+        });
     }
 
     /**
@@ -240,7 +241,7 @@ public abstract class Reclamation {
     /**
      * Counters of a scheme.
      *
-     * @param participants participants created so far (peak concurrent operations, rounded up)
+     * @param participants participants created so far (owned ones plus the peak of borrowed ones, rounded up)
      * @param retired      nodes handed to {@link #retire}
      * @param freed        nodes given back to the allocator
      * @param inLimbo      retired nodes not yet freed

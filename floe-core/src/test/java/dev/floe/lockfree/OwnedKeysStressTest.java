@@ -66,45 +66,54 @@ class OwnedKeysStressTest {
     }
 
     private static void own(LockFreeLongMap m, int id, int threads, int keys, long end) {
-        int mine = keys / threads;
-        long[] model = new long[mine]; // the value present under the key, or 0: absent
+        long[] model = new long[keys / threads]; // the value present under the key, or 0: absent
         SplittableRandom rnd = new SplittableRandom(id * 977L + 13);
         long seq = 1;
-        while (System.nanoTime() < end) {
-            for (int i = 0; i < 64; i++) {
-                int slot = rnd.nextInt(mine);
-                long k = (long) slot * threads + id;
-                long expected = model[slot];
-                int op = rnd.nextInt(8);
-                if (op < 3) {
-                    long v = ConcurrentHistoryChecker.value(id, (int) k, seq++);
-                    boolean inserted = m.insert(k, v);
-                    if (inserted != (expected == 0)) {
-                        throw new AssertionError("insert(" + k + ") returned " + inserted + " but the key was "
-                                + (expected == 0 ? "absent" : "present") + " (only its owner changes it)");
-                    }
-                    if (inserted) model[slot] = v;
-                } else if (op < 5) {
-                    boolean removed = m.remove(k);
-                    if (removed != (expected != 0)) {
-                        throw new AssertionError("remove(" + k + ") returned " + removed + " but the key was "
-                                + (expected == 0 ? "absent" : "present") + " (only its owner changes it)");
-                    }
-                    model[slot] = 0;
-                } else if (op == 5) {
-                    boolean present = m.contains(k);
-                    if (present != (expected != 0)) {
-                        throw new AssertionError("contains(" + k + ") returned " + present + " but the key was "
-                                + (expected == 0 ? "absent" : "present") + " (only its owner changes it)");
-                    }
-                } else {
-                    long got = m.get(k, 0);
-                    if (got != expected) {
-                        throw new AssertionError("get(" + k + ") returned " + Long.toHexString(got) + " but its owner last wrote "
-                                + Long.toHexString(expected) + " (0: absent)");
-                    }
+        while (System.nanoTime() < end) seq = ownedKeyOps(m, id, threads, model, rnd, seq);
+    }
+
+    /**
+     * Runs 64 random operations on the keys of owner {@code id} and checks each result against
+     * {@code model} (the value present under each of its keys, or 0: absent), which it updates;
+     * returns the next sequence number for values. The model may pass from thread to thread (with
+     * a happens-before edge) between calls.
+     */
+    static long ownedKeyOps(LockFreeLongMap m, int id, int threads, long[] model, SplittableRandom rnd, long seq) {
+        int mine = model.length;
+        for (int i = 0; i < 64; i++) {
+            int slot = rnd.nextInt(mine);
+            long k = (long) slot * threads + id;
+            long expected = model[slot];
+            int op = rnd.nextInt(8);
+            if (op < 3) {
+                long v = ConcurrentHistoryChecker.value(id, (int) k, seq++);
+                boolean inserted = m.insert(k, v);
+                if (inserted != (expected == 0)) {
+                    throw new AssertionError("insert(" + k + ") returned " + inserted + " but the key was "
+                            + (expected == 0 ? "absent" : "present") + " (only its owner changes it)");
+                }
+                if (inserted) model[slot] = v;
+            } else if (op < 5) {
+                boolean removed = m.remove(k);
+                if (removed != (expected != 0)) {
+                    throw new AssertionError("remove(" + k + ") returned " + removed + " but the key was "
+                            + (expected == 0 ? "absent" : "present") + " (only its owner changes it)");
+                }
+                model[slot] = 0;
+            } else if (op == 5) {
+                boolean present = m.contains(k);
+                if (present != (expected != 0)) {
+                    throw new AssertionError("contains(" + k + ") returned " + present + " but the key was "
+                            + (expected == 0 ? "absent" : "present") + " (only its owner changes it)");
+                }
+            } else {
+                long got = m.get(k, 0);
+                if (got != expected) {
+                    throw new AssertionError("get(" + k + ") returned " + Long.toHexString(got) + " but its owner last wrote "
+                            + Long.toHexString(expected) + " (0: absent)");
                 }
             }
         }
+        return seq;
     }
 }
