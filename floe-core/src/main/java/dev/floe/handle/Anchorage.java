@@ -64,6 +64,8 @@ public final class Anchorage implements AutoCloseable {
     private volatile long totalPassNanos, maxPassNanos;
     /** Passes of the background loop that ended in an exception (only the loop thread writes it). */
     private volatile long failures;
+    /** CPU time of the background loop's passes, what O_ub bounds (only the loop thread writes it). */
+    private volatile long loopPassCpuNanos;
     private volatile double lastBefore = 1.0, lastAfter = 1.0;
 
     private Anchorage(HandleSpace space, DefragConfig config, boolean background) {
@@ -133,6 +135,7 @@ public final class Anchorage implements AutoCloseable {
                 moved = 0; // back to waiting
             }
             long took = passClock() - t0;
+            loopPassCpuNanos += took;
             if (!config.moveEverything()
                     && (moved == 0 || heap.fragmentation() < config.fragmentationLow())) {
                 defragmenting = false;
@@ -246,7 +249,7 @@ public final class Anchorage implements AutoCloseable {
     /** What the service has done so far. */
     public DefragStats stats() {
         return new DefragStats(passes, objectsMoved, bytesMoved, pinnedSkips, cancelledMoves,
-                totalPassNanos, maxPassNanos, lastBefore, lastAfter, defragmenting);
+                totalPassNanos, maxPassNanos, loopPassCpuNanos, lastBefore, lastAfter, defragmenting);
     }
 
     /** Passes of the background loop that failed with an exception (logged at WARNING). */

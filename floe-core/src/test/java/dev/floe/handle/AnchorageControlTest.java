@@ -50,7 +50,9 @@ class AnchorageControlTest {
             List<long[]> kept = fragment(space, 20_000, 0.25, 1);
             double f0 = heap.fragmentation();
             assertTrue(f0 > 3, "workload fragments the area: " + f0);
-            DefragConfig cfg = DefragConfig.DEFAULTS.withWakeInterval(Duration.ofMillis(20));
+            // normal priority: this test is about the control loop, and an idle-priority thread
+            // gets no CPU at all while other processes keep both cores busy (AnchoragePriorityTest)
+            DefragConfig cfg = DefragConfig.DEFAULTS.withWakeInterval(Duration.ofMillis(20)).withLowPriority(false);
             long t0 = System.nanoTime();
             Anchorage service = Anchorage.start(space, cfg);
             long deadline = t0 + 20_000_000_000L;
@@ -63,9 +65,11 @@ class AnchorageControlTest {
             DefragStats st = service.stats();
             assertTrue(heap.fragmentation() < cfg.fragmentationLow(), "F reached below F_lb: " + heap.fragmentation() + " " + st);
             assertTrue(st.passes() >= 2, "alpha = 10% needs several passes: " + st);
-            // O_ub: after each pass of T the loop sleeps T / O_ub; only the last pass has no sleep after it
-            assertTrue(st.totalPassNanos() <= cfg.overheadBound() * elapsed + st.maxPassNanos(),
-                    "pass time " + st.totalPassNanos() + " ns of " + elapsed + " ns");
+            // O_ub: after each pass of CPU time T the loop sleeps T / O_ub; only the last pass has no
+            // sleep after it, and its CPU time is at most its wall-clock time. (Wall-clock pass time
+            // is not bounded: an idle-priority pass on a busy machine waits for a core.)
+            assertTrue(st.loopPassCpuNanos() <= cfg.overheadBound() * elapsed + st.maxPassNanos(),
+                    "pass CPU time " + st.loopPassCpuNanos() + " ns of " + elapsed + " ns");
             assertFalse(service.isRunning());
             assertContents(space, kept);
             space.close();

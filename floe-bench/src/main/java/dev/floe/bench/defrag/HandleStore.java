@@ -76,6 +76,7 @@ final class HandleStore implements ValueStore {
             m.put("defrag_cancelled_moves", (double) st.cancelledMoves());
             m.put("defrag_max_pass_ns", (double) st.maxPassNanos());
             m.put("defrag_total_pass_ns", (double) st.totalPassNanos());
+            m.put("defrag_loop_pass_cpu_ns", (double) st.loopPassCpuNanos());
         }
         return m;
     }
