@@ -142,7 +142,8 @@ final class Participant extends ParticipantPadAfter {
     }
 
     /**
-     * Makes {@code thread}, the caller, which holds the claim, this participant's owner. A release
+     * Makes {@code thread}, the caller, which holds the claim, this participant's owner (null:
+     * the owner gives it up, {@link Participants#disown}). A release
      * store, though no reader relies on more than the claim: another thread acts on an owned
      * participant only after it saw the owner ended, and a thread's end happens-before the
      * {@link Thread#isAlive()} that detects it (JLS 17.4.4), so every write of the owner is visible.

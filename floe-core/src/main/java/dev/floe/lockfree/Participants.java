@@ -38,9 +38,13 @@ import java.util.function.Consumer;
  *       participants to borrowing after one pass over their limbo lists; a platform thread trying
  *       to own one at the cap, or a borrower that would otherwise grow the table, takes one
  *       directly. So a dead thread's participant is reused, never lost, and its limbo list freed.</li>
+ *   <li>A live owner may also give its participant up ({@link #disown}, through
+ *       {@link Reclamation#detachCurrentThread()}): after a pass over its limbo list it clears
+ *       the owner field, then the claim word, and the participant is borrowed like any free one.</li>
  * </ul>
- * No fence is involved: ownership never passes between two live threads, so no asymmetric
- * barrier argument is needed (ARCHITECTURE.md, "Java mapping notes").
+ * No fence is involved: ownership never passes between two live threads (a live owner that
+ * gives its participant up hands it on through the claim word, as a borrower does), so no
+ * asymmetric barrier argument is needed (ARCHITECTURE.md, "Java mapping notes").
  *
  * <p>An OA-BIT reclaimer walks {@link #all()}: a participant appended after the reclaimer read
  * the table is first claimed after that read, hence after every node the reclaimer frees was
@@ -148,6 +152,32 @@ final class Participants {
                 }
             }
         }
+    }
+
+    /**
+     * Gives up the calling thread's ownership, if it owns a participant: runs {@code action} on
+     * that participant (the thread still holds it), then returns it to borrowing and forgets the
+     * thread's seat. A later operation of the thread borrows, and may own again, as a new thread's
+     * would. Returns whether the thread owned one.
+     *
+     * <p>Ordering: the owner field is cleared (release store) before the claim word (release
+     * store), so a thread whose claim CAS then succeeds (acquire) sees both cleared and every
+     * write {@code action} made. In between, another thread sees the participant claimed and
+     * either its live owner or no owner, and leaves it alone either way.
+     */
+    boolean disown(Consumer<Participant> action) {
+        Seat seat = seats.get();
+        Participant p = seat.owned;
+        seats.remove();
+        if (p == null) return false;
+        try {
+            action.accept(p);
+        } finally {
+            p.own(null);
+            owned.decrementAndGet();
+            p.unclaim();
+        }
+        return true;
     }
 
     /** Claims a free participant, taking back an ended owner's or growing the table if none is. */

@@ -207,10 +207,29 @@ public abstract class Reclamation {
      * {@code Participants}), and only that thread frees its limbo list: at the end of an
      * operation that finds it due, or when it calls this method. So up to a limbo list's
      * capacity of nodes per such thread may stay unfreed while the thread lives and does
-     * nothing; call this method from the thread that deleted, as a bulk delete usually is.
+     * nothing; call this method from the thread that deleted, as a bulk delete usually is, or
+     * {@link #detachCurrentThread} from a thread that is done.
      */
     public void reclaimIdle() {
         participants.forEachIdle(p -> {
+            if (p.limbo.size() > 0) reclaim(p);
+        });
+    }
+
+    /**
+     * Hands back the participant the calling thread owns, after one reclamation pass over its
+     * limbo list: for a platform thread that is done with the structures on this scheme (a pool
+     * worker being retired, a thread about to block for a long time), so that neither its limbo
+     * list nor its place among the owners waits for the thread to end. The thread may go on using
+     * the structures afterwards: it borrows a participant per operation and may own one again
+     * later. Nodes a hazard pointer still protects stay in the limbo list, which the next holder
+     * of the participant reclaims. Call it between operations, as every public method is.
+     *
+     * @return whether the calling thread owned a participant (virtual threads never do, nor
+     *         platform threads beyond the owner cap)
+     */
+    public boolean detachCurrentThread() {
+        return participants.disown(p -> {
             if (p.limbo.size() > 0) reclaim(p);
         });
     }

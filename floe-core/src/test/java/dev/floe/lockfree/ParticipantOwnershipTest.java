@@ -128,6 +128,93 @@ class ParticipantOwnershipTest {
     }
 
     @Test
+    void aDetachingOwnerFreesItsLimboListAndHandsItsParticipantOn() throws Exception {
+        try (FloeAllocator alloc = Schemes.allocator()) {
+            Reclamation rec = Reclamation.oaVer(alloc, 64); // no pass before 64 retires
+            LockFreeLongMap m = new HarrisMichaelList(rec);
+            CountDownLatch detached = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            boolean[] owned = new boolean[2];
+            Participant[] held = new Participant[1];
+            Thread owner = Thread.ofPlatform().start(() -> {
+                insertThenRemove(m, 0, 10, 10);
+                held[0] = rec.participants.acquire();
+                rec.participants.release(held[0]);
+                owned[0] = rec.detachCurrentThread();
+                owned[1] = rec.detachCurrentThread();
+                detached.countDown();
+                await(done); // alive: nothing is taken back from an ended owner here
+            });
+            detached.await();
+            assertTrue(owned[0], "the thread owned its participant");
+            assertTrue(!owned[1], "and owns none after detaching");
+            Reclamation.Stats s = rec.stats();
+            assertEquals(0, s.inLimbo(), "detaching frees the owner's limbo list: " + s);
+            assertEquals(10, s.freed());
+            assertEquals(0, rec.participants.ownedCount());
+            assertEquals(null, held[0].ownerSeenByOthers(), "no owner, so a borrower's release returns it");
+            assertTrue(held[0].tryClaim(), "the participant is free to borrow while its former owner lives");
+            held[0].unclaim();
+            done.countDown();
+            owner.join();
+            m.close();
+        }
+    }
+
+    @Test
+    void ownersThatDetachLeaveRoomForOtherOwnersAndMayComeBack() throws Exception {
+        Participants ps = new Participants(CAP, 8);
+        int threads = 3 * CAP;
+        CountDownLatch done = new CountDownLatch(1);
+        Thread[] ts = new Thread[threads];
+        boolean[] ownedBeforeDetach = new boolean[threads];
+        for (int i = 0; i < threads; i++) {
+            final int id = i;
+            // one after the other, each alive until the end: without the detach the first CAP own
+            // and the rest borrow; with it every one of them owns in turn
+            ts[i] = Thread.ofPlatform().start(() -> {
+                Participant p = ps.acquire();
+                ps.release(p);
+                ownedBeforeDetach[id] = ps.acquire() == p && !p.tryClaim();
+                ps.release(p);
+                ps.disown(q -> { });
+                await(done);
+            });
+            while (ts[i].getState() != Thread.State.WAITING) Thread.onSpinWait();
+        }
+        for (int i = 0; i < threads; i++) assertTrue(ownedBeforeDetach[i], "thread " + i + " owned its participant");
+        assertEquals(0, ps.ownedCount());
+        assertEquals(CAP, ps.all().length, "the table did not grow");
+        boolean[] again = new boolean[1];
+        Thread.ofPlatform().start(() -> {
+            ps.release(ps.acquire());
+            ps.disown(q -> { });
+            Participant p = ps.acquire();
+            ps.release(p);
+            again[0] = ps.ownedCount() == 1 && !p.tryClaim();
+        }).join();
+        assertTrue(again[0], "a thread that detached owns again on its next operation");
+        done.countDown();
+        for (Thread t : ts) t.join();
+    }
+
+    @Test
+    void detachingAThreadThatOwnsNothingChangesNothing() throws Exception {
+        try (FloeAllocator alloc = Schemes.allocator()) {
+            Reclamation rec = Reclamation.oaBit(alloc, 64);
+            LockFreeLongMap m = new MichaelHashTable(rec, 16);
+            boolean[] owned = {true};
+            Thread.ofVirtual().start(() -> {
+                insertThenRemove(m, 0, 10, 10);
+                owned[0] = rec.detachCurrentThread();
+            }).join();
+            assertTrue(!owned[0], "virtual threads never own");
+            assertEquals(0, rec.participants.ownedCount());
+            m.close();
+        }
+    }
+
+    @Test
     void threadsThatComeAndGoReuseTheEndedOwnersParticipants() throws Exception {
         try (FloeAllocator alloc = Schemes.allocator()) {
             Reclamation rec = Reclamation.epochs(alloc, 8);
