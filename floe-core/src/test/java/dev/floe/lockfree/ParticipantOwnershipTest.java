@@ -258,7 +258,9 @@ class ParticipantOwnershipTest {
     /**
      * Churn: each of four key owners ({@link OwnedKeysStressTest#ownedKeyOps}) is played by a
      * chain of short-lived platform threads, each running a few hundred checked operations and
-     * ending, so participants pass from ended owners to new threads while the other chains run.
+     * ending, so participants pass from ended owners to new threads while the other chains run;
+     * some threads also detach ({@link Reclamation#detachCurrentThread}) halfway, going on
+     * afterwards, or just before they end.
      * Every result is checked against the owner's model; no CAS may act on a node of another
      * incarnation; the table stays within the owner cap plus the concurrent borrowers; and every
      * retired node is freed once the threads have ended.
@@ -287,11 +289,16 @@ class ParticipantOwnershipTest {
                         // the chain's join late), at most a minute
                         while ((System.nanoTime() < end || generations[id] < MIN_GENERATIONS)
                                 && System.nanoTime() < end + 60_000_000_000L && failure.get() == null) {
+                            int gen = generations[id];
                             Thread worker = Thread.ofPlatform().start(() -> {
                                 try {
                                     for (int b = 0; b < 4; b++) {
                                         seq[0] = OwnedKeysStressTest.ownedKeyOps(m, id, owners, models[id], rnd, seq[0]);
+                                        // every other thread hands its participant back halfway and
+                                        // goes on (borrowing, then owning again)
+                                        if (b == 1 && gen % 2 == 1) rec.detachCurrentThread();
                                     }
+                                    if (gen % 3 == 0) rec.detachCurrentThread(); // and every third before it ends
                                 } catch (Throwable e) {
                                     failure.compareAndSet(null, e);
                                 }
