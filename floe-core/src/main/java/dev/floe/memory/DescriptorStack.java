@@ -30,6 +30,7 @@ final class DescriptorStack {
     }
 
     void push(Superblock sb) {
+        assert sb.markListed() : "superblock " + sb.index + " pushed while it is in a stack";
         long h;
         do {
             h = head;
@@ -44,7 +45,10 @@ final class DescriptorStack {
             int top = (int) h;
             if (top == 0) return null;
             Superblock sb = directory.get(top - 1);
-            if (HEAD.compareAndSet(this, h, tagged(h, sb.next))) return sb;
+            if (HEAD.compareAndSet(this, h, tagged(h, sb.next))) {
+                assert sb.unmarkListed();
+                return sb;
+            }
         }
     }
 

@@ -42,6 +42,13 @@ final class Superblock {
     final byte[] live;
     /** Link for {@link DescriptorStack}: index+1 of the next descriptor, 0 at the bottom. */
     int next;
+    /**
+     * Whether the descriptor is in a {@link DescriptorStack}, kept only when assertions are on
+     * (tests): a second push before a pop would make the stack a cycle, so a push asserts the
+     * heap's promise that a descriptor is in at most one stack at a time. Plain: a push sets it
+     * before its publishing CAS, a pop clears it after its acquiring CAS.
+     */
+    private boolean listed;
     @SuppressWarnings("unused") // accessed through ANCHOR
     private volatile long anchor;
 
@@ -54,6 +61,19 @@ final class Superblock {
         this.reciprocal = ((1L << 40) + blockSize - 1) / blockSize;
         this.freeBits = new long[(blockCount + 63) >>> 6];
         this.live = new byte[blockCount];
+    }
+
+    /** For {@code assert}: marks the descriptor listed; false if it already was. */
+    boolean markListed() {
+        boolean was = listed;
+        listed = true;
+        return !was;
+    }
+
+    /** For {@code assert}: marks the descriptor no longer listed; always true. */
+    boolean unmarkListed() {
+        listed = false;
+        return true;
     }
 
     long anchor() {
@@ -140,6 +160,7 @@ final class Superblock {
     void takeFree(long[] dst, int at, int n) {
         int words = freeBits.length;
         int w = 0;
+        int sweeps = 0; // counted only with assertions on (tests): a broken count fails, not hangs
         while (n > 0) {
             long v = (long) BITS.getVolatile(freeBits, w);
             if (v != 0) {
@@ -158,7 +179,12 @@ final class Superblock {
                     n--;
                 }
             }
-            if (++w == words) w = 0;
+            if (++w == words) {
+                w = 0;
+                // Racing fills and flushes can make a sweep find nothing now and then; 2^24
+                // sweeps means the bits are not there (a fill took more than the count gave it)
+                assert ++sweeps < 1 << 24 : "superblock " + index + ": " + n + " free blocks promised by the count are not in the bitmap";
+            }
         }
     }
 
