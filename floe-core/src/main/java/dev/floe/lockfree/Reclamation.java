@@ -223,7 +223,7 @@ public abstract class Reclamation {
      * list nor its place among the owners waits for the thread to end. The thread may go on using
      * the structures afterwards: it borrows a participant per operation and may own one again
      * later. Nodes a hazard pointer still protects stay in the limbo list, which the next holder
-     * of the participant reclaims. Call it between operations, as every public method is.
+     * of the participant reclaims.
      *
      * @return whether the calling thread owned a participant (virtual threads never do, nor
      *         platform threads beyond the owner cap)

@@ -183,7 +183,8 @@ final class Superblock {
                 w = 0;
                 // Racing fills and flushes can leave a sweep short now and then; 2^24
                 // sweeps means the bits are not there (a fill took more than the count gave it)
-                assert ++sweeps < 1 << 24 : "superblock " + index + ": " + n + " free blocks promised by the count are not in the bitmap";
+                assert ++sweeps < 1 << 24
+                        : "superblock " + index + ": " + n + " free blocks promised by the count are not in the bitmap";
             }
         }
     }
