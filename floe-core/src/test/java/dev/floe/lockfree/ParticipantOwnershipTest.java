@@ -180,7 +180,8 @@ class ParticipantOwnershipTest {
                 ps.disown(q -> { });
                 await(done);
             });
-            while (ts[i].getState() != Thread.State.WAITING) Thread.onSpinWait();
+            // until it waits for the end (or died: the assertion below then fails, no spin for ever)
+            while (ts[i].getState() != Thread.State.WAITING && ts[i].isAlive()) Thread.onSpinWait();
         }
         for (int i = 0; i < threads; i++) assertTrue(ownedBeforeDetach[i], "thread " + i + " owned its participant");
         assertEquals(0, ps.ownedCount());
