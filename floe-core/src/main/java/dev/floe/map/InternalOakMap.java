@@ -376,14 +376,14 @@ final class InternalOakMap<K, V> {
         long lw = lockFollowingMoves(s);
         if (lw == 0) return null;
         try {
-            Object old = null;
+            V old = null;
             if (wantOld) old = valueSerializer.deserialize(values.privateView(s.ptr, ValueSlices.length(lw)).asReadOnly());
             switch (mode) {
                 case KEEP -> {
                     values.unlock(s, ValueSlices.length(lw));
                     return old == null ? NONE : old;
                 }
-                case REPLACE -> writeLocked(key, s, value);
+                case REPLACE -> writeLocked(key, s, value, old);
                 case COMPUTE -> runWriter(key, s, compute);
             }
             return wantOld ? (old == null ? NONE : old) : Boolean.TRUE;
@@ -402,9 +402,12 @@ final class InternalOakMap<K, V> {
 
     /**
      * Replaces the locked value with {@code value}: in place if it fits ({@link
-     * ValueSlices#fitsInPlace}), else by a move. Unlocks.
+     * ValueSlices#fitsInPlace}), else by a move. Unlocks. {@code previous} is the locked value
+     * deserialized, or null if the caller does not have it (the zero-copy put): if the serializer
+     * fails midway through an in-place write, the previous value is written back
+     * ({@link #unlockRestoring}).
      */
-    void writeLocked(Object probe, WriteScope s, V value) {
+    void writeLocked(Object probe, WriteScope s, V value, V previous) {
         int size;
         try {
             size = valueSerializer.sizeOf(value);
@@ -416,8 +419,8 @@ final class InternalOakMap<K, V> {
         if (values.fitsInPlace(s.ptr, size)) {
             try {
                 valueSerializer.serialize(value, values.privateView(s.ptr, size));
-            } catch (RuntimeException e) {
-                values.unlock(s, ValueSlices.length(s.lockWord)); // the serializer failed mid-write
+            } catch (RuntimeException | Error e) {
+                unlockRestoring(s, previous, e); // the serializer failed mid-write
                 throw e;
             }
             values.unlock(s, size);
@@ -431,6 +434,33 @@ final class InternalOakMap<K, V> {
             throw e;
         }
         move(probe, s, q);
+    }
+
+    /**
+     * Unlocks a value whose in-place rewrite failed: the serializer may have written part of the
+     * new bytes before it threw. If the caller has the {@code previous} value (every update of the
+     * legacy API deserializes it first), its serialization overwrites them, so that the failed
+     * update leaves the mapping as it was: the same bytes for a codec whose {@code serialize}
+     * inverts its {@code deserialize}, else bytes that deserialize to an equal value. Readers never
+     * see the partial bytes: the value stays locked until the unlock below, which ends every
+     * optimistic read that overlapped the write (seqlock). Without a previous value, or if writing
+     * it back fails too (added to {@code failure} as suppressed), the bytes written stay, with the
+     * old length.
+     */
+    private void unlockRestoring(WriteScope s, V previous, Throwable failure) {
+        int length = ValueSlices.length(s.lockWord);
+        if (previous != null) {
+            try {
+                int size = valueSerializer.sizeOf(previous);
+                if (size >= 0 && size <= values.capacity(s.ptr)) {
+                    valueSerializer.serialize(previous, values.privateView(s.ptr, size));
+                    length = size;
+                }
+            } catch (RuntimeException | Error again) {
+                failure.addSuppressed(again);
+            }
+        }
+        values.unlock(s, length);
     }
 
     /** Runs a zero-copy writer exactly once on the locked value, then publishes (unlock or move). */

@@ -29,10 +29,14 @@ import java.util.function.Function;
  * more than once, as ConcurrentMap allows. Whatever user code throws under the lock (a function,
  * a serializer, an {@code equals}, also an Error) propagates and releases the lock.
  *
- * <p>Two consequences of storing keys and values off-heap differ from ConcurrentSkipListMap. A
- * put (replace, compute, merge) of a present key writes the new value into the old one's memory
- * when it fits: if the value serializer throws midway, the bytes it wrote stay (with the old
- * length), as a zero-copy writer's in-place writes do ({@link OakWriteBuffer}). And keys that
+ * <p>A put (replace, compute, merge, replaceAll) of a present key writes the new value into the
+ * old one's memory when it fits. If the value serializer throws midway, the update writes the
+ * previous value, which it deserialized first, back before it unlocks, so the mapping stays as
+ * it was, as in ConcurrentSkipListMap (the same bytes for a codec whose serialize inverts its
+ * deserialize; if that write fails too, its exception is suppressed in the first, and the bytes
+ * written stay).
+ *
+ * <p>One consequence of storing keys off-heap differs from ConcurrentSkipListMap: keys that
  * compare equal are one key: a put after a remove may keep the removed mapping's key (its
  * serialized bytes) until a rebalance drops that entry, where the skip list stores the new key
  * object; this shows only with a comparator that calls keys with different bytes equal
@@ -163,11 +167,12 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         Objects.requireNonNull(oldValue, "null values are not allowed");
         Objects.requireNonNull(newValue, "null values are not allowed");
         return core.doIfPresent(key, (s, lw) -> {
-            if (!oldValue.equals(deserializeLocked(s, lw))) {
+            V current = deserializeLocked(s, lw);
+            if (!oldValue.equals(current)) {
                 core.values.unlock(s, ValueSlices.length(lw));
                 return false;
             }
-            core.writeLocked(key, s, newValue);
+            core.writeLocked(key, s, newValue, current);
             return true;
         }, false);
     }
@@ -178,7 +183,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         Objects.requireNonNull(value, "null values are not allowed");
         return core.doIfPresent(key, (s, lw) -> {
             V old = deserializeLocked(s, lw);
-            core.writeLocked(key, s, value);
+            core.writeLocked(key, s, value, old);
             return old;
         }, null);
     }
@@ -241,12 +246,13 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
             K key = core.keys.deserialize(c.keyPtr);
             if (key == null) continue;
             core.doIfPresent(key, (s, lw) -> {
-                V nv = fn.apply(key, deserializeLocked(s, lw));
+                V old = deserializeLocked(s, lw);
+                V nv = fn.apply(key, old);
                 if (nv == null) {
                     core.values.unlock(s, ValueSlices.length(lw));
                     throw new NullPointerException("replaceAll function returned null");
                 }
-                core.writeLocked(key, s, nv);
+                core.writeLocked(key, s, nv, old);
                 return null;
             }, null);
         }
@@ -302,7 +308,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
             core.removeLocked(key, s);
             return null;
         }
-        core.writeLocked(key, s, nv);
+        core.writeLocked(key, s, nv, old);
         return nv;
     }
 

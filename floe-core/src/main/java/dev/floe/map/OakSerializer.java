@@ -16,7 +16,10 @@ public interface OakSerializer<T> {
      * Writes {@code object} into {@code target}, which is exactly {@link #sizeOf}{@code (object)}
      * bytes (a write outside it throws {@link IndexOutOfBoundsException}). When a map overwrites a
      * present value in place, {@code target} is that value's memory: if this method throws, the
-     * update fails and the bytes written before the exception stay in the value.
+     * update fails, and readers never see the bytes written before the exception. An update of
+     * the map's legacy API then writes the previous value back (it has it deserialized), so the
+     * mapping stays as it was; the zero-copy {@link ZeroCopyMap#put put} has no previous value,
+     * and the bytes written stay in the value.
      */
     void serialize(T object, MemorySegment target);
 

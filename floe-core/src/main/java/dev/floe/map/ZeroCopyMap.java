@@ -59,7 +59,8 @@ public final class ZeroCopyMap<K, V> {
     /**
      * Maps {@code key} to {@code value}: in place when the new value fits the old one's block
      * (and, for a value above about 16 KiB, fills at least a quarter of it), else in a new block.
-     * If the value serializer throws while writing in place, the bytes it wrote stay
+     * If the value serializer throws while writing in place, the bytes it wrote stay: this put
+     * returns no old value, so it has none to write back, unlike the legacy API's updates
      * ({@link OakSerializer#serialize}).
      */
     public void put(K key, V value) {
