@@ -1,6 +1,7 @@
 package dev.floe.map;
 
 import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.SizeClasses;
 import dev.floe.reclaim.Nova;
 import java.lang.ref.Cleaner;
 import java.util.Objects;
@@ -74,6 +75,27 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
         return core.values.maxValue;
     }
 
+    /**
+     * The allocator block a value of {@code valueBytes} serialized bytes takes when it has a size
+     * class of its own: the value, the map's 16 bytes of lock word and forward pointer, and Nova's
+     * header (8 bytes; 16 in magic-number mode). Give this size to
+     * {@link FloeAllocator.Builder#exactSizeClasses} to build an allocator for maps whose values
+     * have that size (see {@link Builder#exactValueSize}).
+     *
+     * @throws IllegalArgumentException if {@code valueBytes} is negative or the block would exceed
+     *                                  the largest size class (such values live out of line, in
+     *                                  page runs)
+     */
+    public static int valueBlockBytes(int valueBytes, boolean novaMagicNumbers) {
+        int nova = novaMagicNumbers ? 16 : 8;
+        long block = (long) valueBytes + ValueSlices.HEADER + nova;
+        if (valueBytes < 0 || block > SizeClasses.MAX_SMALL) {
+            throw new IllegalArgumentException("a value of " + valueBytes + " bytes has no size class: values take 0 to "
+                    + (SizeClasses.MAX_SMALL - ValueSlices.HEADER - nova) + " bytes in a block, larger ones a page run");
+        }
+        return (int) ((block + 7) & -8);
+    }
+
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
         return core.closed;
@@ -131,6 +153,7 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
         private int maxChunkEntries = 4096;
         private int firstChunkEntries = 16;
         private boolean reclaim = true;
+        private int exactValueSize = -1;
 
         private Builder(OakSerializer<K> keySerializer, OakSerializer<V> valueSerializer, OakComparator<K> comparator) {
             this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -173,16 +196,53 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Values will mostly be {@code bytes} serialized bytes (fixed-layout records, an index's
+         * rows): each such value then takes a block of exactly its size (an exact size class,
+         * {@link FloeAllocator.Builder#exactSizeClasses}) instead of the next standard class, which
+         * can be up to a quarter larger; other sizes take standard classes as usual. The map's own
+         * allocator ({@link #budget}) gets the class. A shared allocator ({@link #nova}, or the
+         * process-wide default) cannot change after it is built: {@link #build()} then requires
+         * that it has the class, {@link OakMap#valueBlockBytes} bytes, and throws otherwise.
+         *
+         * @throws IllegalArgumentException if such values would not fit a size class (see
+         *                                  {@link OakMap#valueBlockBytes})
+         */
+        public Builder<K, V> exactValueSize(int bytes) {
+            valueBlockBytes(bytes, false); // checked again in build() with the Nova's header
+            this.exactValueSize = bytes;
+            return this;
+        }
+
+        /**
+         * Builds the map.
+         *
+         * @throws IllegalStateException    if both {@link #nova} and {@link #budget} were given, or
+         *                                  {@link #exactValueSize} was given for a shared allocator
+         *                                  that lacks its size class
+         * @throws IllegalArgumentException if {@link #exactValueSize}'s block does not fit a size
+         *                                  class with a magic-number {@link #nova}'s larger header
+         */
         public OakMap<K, V> build() {
             if (nova != null && budget > 0) throw new IllegalStateException("choose either nova(...) or budget(...)");
             Nova n = nova;
             FloeAllocator own = null;
             if (budget > 0) {
                 long region = Math.max(64L << 20, Long.highestOneBit(budget) << 2);
-                own = FloeAllocator.builder().name("floe-map").budget(budget).regionSize(region).build();
+                FloeAllocator.Builder ab = FloeAllocator.builder().name("floe-map").budget(budget).regionSize(region);
+                if (exactValueSize >= 0) ab.exactSizeClasses(valueBlockBytes(exactValueSize, false));
+                own = ab.build();
                 n = new Nova(own);
             } else if (n == null) {
                 n = sharedNova();
+            }
+            if (exactValueSize >= 0 && own == null) {
+                int block = valueBlockBytes(exactValueSize, n.headerBytes() == 16);
+                if (n.allocator().usableSizeFor(block) != block) {
+                    throw new IllegalStateException("values of " + exactValueSize + " bytes need an exact size class of "
+                            + block + " bytes, which the shared allocator lacks: give the map budget(...), or a nova(...) "
+                            + "whose allocator was built with exactSizeClasses(" + block + ")");
+                }
             }
             int first = Math.min(firstChunkEntries, maxChunkEntries);
             return new OakMap<>(new InternalOakMap<>(n, own, keySerializer, valueSerializer, comparator,

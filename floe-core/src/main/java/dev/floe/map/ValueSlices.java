@@ -1,7 +1,6 @@
 package dev.floe.map;
 
 import dev.floe.memory.Region;
-import dev.floe.memory.SizeClasses;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -122,7 +121,7 @@ final class ValueSlices {
         checkSize(size);
         if (size > inlineMax) return allocateOutOfLine(size);
         long wanted = size + HEADER + nova.headerBytes();
-        long block = SizeClasses.blockSize(SizeClasses.classOf(wanted));
+        long block = nova.allocator().usableSizeFor(wanted);
         return initialise(nova.allocate(block - nova.headerBytes()), 0, size);
     }
 

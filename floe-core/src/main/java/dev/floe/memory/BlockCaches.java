@@ -30,14 +30,18 @@ final class BlockCaches {
     private final SuperblockHeap heap;
     private final CacheStripe[] stripes;
     private final int mask;
-    private final int[] capacity = new int[SizeClasses.COUNT];
+    private final SizeClassTable classes;
+    private final int[] capacity;
     /** Live-block deltas of calls that found every stripe busy. */
-    private final AtomicLongArray directLive = new AtomicLongArray(SizeClasses.COUNT);
+    private final AtomicLongArray directLive;
 
     BlockCaches(SuperblockHeap heap, int stripeCount) {
         if (Integer.bitCount(stripeCount) != 1) throw new IllegalArgumentException("stripes: power of two");
         this.heap = heap;
-        for (int c = 0; c < SizeClasses.COUNT; c++) capacity[c] = capacityOf(SizeClasses.blockSize(c));
+        this.classes = heap.classes;
+        this.capacity = new int[classes.count()];
+        this.directLive = new AtomicLongArray(classes.count());
+        for (int c = 0; c < capacity.length; c++) capacity[c] = capacityOf(classes.blockSize(c));
         this.stripes = new CacheStripe[stripeCount];
         for (int i = 0; i < stripeCount; i++) stripes[i] = new CacheStripe(capacity);
         this.mask = stripeCount - 1;
@@ -164,7 +168,7 @@ final class BlockCaches {
     /** Gives every block cached in {@code s}, which the caller has claimed, back to the heap; unclaims it. */
     private void flushClaimed(CacheStripe s) {
         try {
-            for (int c = 0; c < SizeClasses.COUNT; c++) {
+            for (int c = 0; c < capacity.length; c++) {
                 int n = s.count(c);
                 if (n > 0) {
                     s.setCount(c, 0);
@@ -186,7 +190,7 @@ final class BlockCaches {
     long cachedBytes() {
         long sum = 0;
         for (CacheStripe s : stripes) {
-            for (int c = 0; c < SizeClasses.COUNT; c++) sum += (long) s.countRacy(c) * SizeClasses.blockSize(c);
+            for (int c = 0; c < capacity.length; c++) sum += (long) s.countRacy(c) * classes.blockSize(c);
         }
         return sum;
     }
@@ -195,7 +199,7 @@ final class BlockCaches {
     int binsCreated() {
         int n = 0;
         for (CacheStripe s : stripes) {
-            for (int c = 0; c < SizeClasses.COUNT; c++) if (s.hasBin(c)) n++;
+            for (int c = 0; c < capacity.length; c++) if (s.hasBin(c)) n++;
         }
         return n;
     }

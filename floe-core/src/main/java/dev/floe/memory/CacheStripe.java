@@ -36,24 +36,31 @@ final class CacheStripe extends CacheStripePad1 {
      * stripe costs about 1 KiB of heap per size class in use instead of 26 KiB for all 40 up
      * front. Plain fields, read and written only inside a claim.
      */
-    private final long[][] blocks = new long[SizeClasses.COUNT][];
+    private final long[][] blocks;
     private final int[] capacity;
     /**
      * The stripe's hot counters in one array, padded with a cache line at each end so that no
      * other object the GC places beside it shares their lines:
-     * {@code [pad 8][count c0..c39][liveDelta c0..c39][pad 8]}. {@code count} is the number of
-     * blocks in bin {@code c}; {@code liveDelta} is blocks allocated minus blocks freed through
-     * this stripe (statistics).
+     * {@code [pad 8][count c0..cN-1][liveDelta c0..cN-1][pad 8]} for the allocator's N classes.
+     * {@code count} is the number of blocks in bin {@code c}; {@code liveDelta} is blocks
+     * allocated minus blocks freed through this stripe (statistics).
      */
-    private final long[] counters = new long[PAD + 2 * SizeClasses.COUNT + PAD];
+    private final long[] counters;
     private static final int PAD = 8;
-    private static final int LIVE = PAD + SizeClasses.COUNT;
+    /** Index of {@code liveDelta c0}: {@code PAD + N}. */
+    private final int live;
     /** Scratch for flushing half of a full bin (as large as the largest bin), created by the first such flush. */
     private long[] scratch;
 
-    /** A stripe whose bin {@code c} will hold at most {@code capacity[c]} blocks (the array is shared, never written). */
+    /**
+     * A stripe for {@code capacity.length} size classes whose bin {@code c} will hold at most
+     * {@code capacity[c]} blocks (the array is shared, never written).
+     */
     CacheStripe(int[] capacity) {
         this.capacity = capacity;
+        this.blocks = new long[capacity.length][];
+        this.counters = new long[PAD + 2 * capacity.length + PAD];
+        this.live = PAD + capacity.length;
     }
 
     /**
@@ -92,12 +99,12 @@ final class CacheStripe extends CacheStripePad1 {
     }
 
     void addLive(int c, int delta) {
-        counters[LIVE + c] += delta;
+        counters[live + c] += delta;
     }
 
     /** Read by statistics without a claim: a racy but tear-free (opaque) read. */
     long liveDelta(int c) {
-        return (long) COUNTERS.getOpaque(counters, LIVE + c);
+        return (long) COUNTERS.getOpaque(counters, live + c);
     }
 
     /** Read by statistics without a claim (opaque). */

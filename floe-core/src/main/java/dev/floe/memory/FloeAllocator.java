@@ -83,7 +83,7 @@ public final class FloeAllocator implements AutoCloseable {
             long smallLimit = (b.regionSize / 2) & -b.superblockSize;
             this.budget = new Budget(b.budget, this::liveBytes);
             // the directory is one heap reference per superblock: a huge region can run the heap out here
-            this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve);
+            this.heap = new SuperblockHeap(region, b.superblockSize, smallLimit, budget, b.recarve, b.classes);
             this.recarve = b.recarve;
             this.caches = new BlockCaches(heap, b.stripes > 0 ? b.stripes : BlockCaches.defaultStripes());
             this.large = new LargeRuns(region, budget, smallLimit, b.regionSize);
@@ -143,7 +143,27 @@ public final class FloeAllocator implements AutoCloseable {
     }
 
     private long take(long size) {
-        return size <= SizeClasses.MAX_SMALL ? caches.allocate(SizeClasses.classOf(size)) : large.allocate(size);
+        return size <= SizeClasses.MAX_SMALL ? caches.allocate(heap.classes.classOf(size)) : large.allocate(size);
+    }
+
+    /**
+     * The usable bytes of the block a request of {@code size} bytes gets: the block size of its
+     * size class (standard or {@linkplain Builder#exactSizeClasses exact}), or, above
+     * {@link SizeClasses#MAX_SMALL}, the size rounded up to whole pages. A layer that can use the
+     * whole block (room to grow in place) asks for this much.
+     *
+     * @throws IllegalArgumentException if {@code size <= 0} or {@code size > maxAllocation()}
+     */
+    public long usableSizeFor(long size) {
+        if (size <= 0 || size > maxAllocation) {
+            throw new IllegalArgumentException("allocation size " + size + " is not in [1, " + maxAllocation + "]");
+        }
+        return size <= SizeClasses.MAX_SMALL ? heap.classes.blockSize(heap.classes.classOf(size)) : LargeRuns.pageRound(size);
+    }
+
+    /** The block sizes of the exact size classes this allocator added to the standard ones (empty by default). */
+    public int[] exactSizeClasses() {
+        return heap.classes.exactSizes();
     }
 
     /**
@@ -289,7 +309,8 @@ public final class FloeAllocator implements AutoCloseable {
     public MemoryStats stats() {
         if (closed) throw closedException();
         long full = 0, part = 0, empty = 0;
-        long[] perClass = new long[SizeClasses.COUNT];
+        SizeClassTable classTable = heap.classes;
+        long[] perClass = new long[classTable.count()];
         int carved = heap.carved();
         for (int i = 1; i < carved; i++) {
             Superblock sb = heap.directory.get(i);
@@ -302,11 +323,11 @@ public final class FloeAllocator implements AutoCloseable {
         }
         List<MemoryStats.ClassStats> classes = new ArrayList<>();
         long live = 0;
-        for (int c = 0; c < SizeClasses.COUNT; c++) {
+        for (int c = 0; c < perClass.length; c++) {
             long blocks = caches.liveBlocks(c);
-            live += blocks * SizeClasses.blockSize(c);
+            live += blocks * classTable.blockSize(c);
             if (blocks != 0 || perClass[c] != 0) {
-                classes.add(new MemoryStats.ClassStats(c, SizeClasses.blockSize(c), blocks, perClass[c]));
+                classes.add(new MemoryStats.ClassStats(c, classTable.blockSize(c), blocks, perClass[c]));
             }
         }
         long largeBytes = large.liveBytes();
@@ -319,7 +340,8 @@ public final class FloeAllocator implements AutoCloseable {
 
     private long liveBytes() {
         long live = large.liveBytes();
-        for (int c = 0; c < SizeClasses.COUNT; c++) live += caches.liveBlocks(c) * SizeClasses.blockSize(c);
+        SizeClassTable classTable = heap.classes;
+        for (int c = 0; c < classTable.count(); c++) live += caches.liveBlocks(c) * classTable.blockSize(c);
         return live;
     }
 
@@ -399,6 +421,7 @@ public final class FloeAllocator implements AutoCloseable {
         private boolean recarve;
         private ReleaseMethod releaseMethod = ReleaseMethod.MADVISE;
         private long preTouch;
+        private SizeClassTable classes = SizeClassTable.STANDARD;
 
         private Builder() {}
 
@@ -498,6 +521,27 @@ public final class FloeAllocator implements AutoCloseable {
         public Builder preTouch(long bytes) {
             if (bytes < 0) throw new IllegalArgumentException("preTouch must not be negative: " + bytes);
             this.preTouch = bytes;
+            return this;
+        }
+
+        /**
+         * Adds size classes of exactly these block sizes (each a multiple of 8 from 8 to
+         * {@link SizeClasses#MAX_SMALL}; at most 16 new ones): a request goes to the class with the
+         * smallest block that holds it, standard or exact. A size that is a class already (a
+         * standard one, or given twice) adds nothing: blocks of that size exist. The standard
+         * classes step by a quarter of a power of two, so a block wastes up to a quarter of itself
+         * (a 1,088-byte record takes a 1,280-byte block); a structure whose records have one size
+         * wastes nothing with that size as a class (fixed-layout structs, an index's rows: the Oak
+         * paper's allocator carves exact sizes). Each class in use costs superblocks and cache bins
+         * of its own, so add only sizes that many blocks will have. Their class numbers in
+         * {@link MemoryStats#classes()} follow the 40 standard ones, in the order given. Replaces
+         * the sizes of an earlier call; default none.
+         *
+         * @throws IllegalArgumentException if a size is out of range, or more than 16 classes
+         *                                  would be added
+         */
+        public Builder exactSizeClasses(int... blockSizes) {
+            this.classes = new SizeClassTable(blockSizes.clone());
             return this;
         }
 

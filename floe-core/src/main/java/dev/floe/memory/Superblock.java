@@ -52,11 +52,11 @@ final class Superblock {
     @SuppressWarnings("unused") // accessed through ANCHOR
     private volatile long anchor;
 
-    Superblock(int index, long offset, int sizeClass, long superblockSize) {
+    Superblock(int index, long offset, int sizeClass, int blockSize, long superblockSize) {
         this.index = index;
         this.offset = offset;
         this.sizeClass = sizeClass;
-        this.blockSize = SizeClasses.blockSize(sizeClass);
+        this.blockSize = blockSize;
         this.blockCount = (int) (superblockSize / blockSize);
         this.reciprocal = ((1L << 40) + blockSize - 1) / blockSize;
         this.freeBits = new long[(blockCount + 63) >>> 6];

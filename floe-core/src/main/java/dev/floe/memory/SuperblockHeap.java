@@ -44,8 +44,10 @@ final class SuperblockHeap {
     final long smallLimit;
     private final int maxIndex;
     private final AtomicInteger frontier = new AtomicInteger(1); // index 0 is never used: offset 0 is "null"
-    private final DescriptorStack[] partial = new DescriptorStack[SizeClasses.COUNT];
-    private final DescriptorStack[] reusable = new DescriptorStack[SizeClasses.COUNT];
+    /** This allocator's size classes (the standard ones and its exact ones). */
+    final SizeClassTable classes;
+    private final DescriptorStack[] partial;
+    private final DescriptorStack[] reusable;
     private final Budget budget;
     private final AtomicLong releases = new AtomicLong();
 
@@ -57,8 +59,11 @@ final class SuperblockHeap {
      */
     private final boolean recarve;
 
-    SuperblockHeap(Region region, long superblockSize, long smallLimit, Budget budget, boolean recarve) {
+    SuperblockHeap(Region region, long superblockSize, long smallLimit, Budget budget, boolean recarve, SizeClassTable classes) {
         this.recarve = recarve;
+        this.classes = classes;
+        this.partial = new DescriptorStack[classes.count()];
+        this.reusable = new DescriptorStack[classes.count()];
         this.region = region;
         this.superblockSize = superblockSize;
         this.superblockShift = Long.numberOfTrailingZeros(superblockSize);
@@ -66,7 +71,7 @@ final class SuperblockHeap {
         this.maxIndex = (int) (smallLimit >>> superblockShift);
         this.directory = new SuperblockDirectory(maxIndex);
         this.budget = budget;
-        for (int c = 0; c < SizeClasses.COUNT; c++) {
+        for (int c = 0; c < classes.count(); c++) {
             partial[c] = new DescriptorStack(directory);
             reusable[c] = new DescriptorStack(directory);
         }
@@ -91,7 +96,7 @@ final class SuperblockHeap {
         }
         if ((sb = reusable[c].pop()) != null) {
             try {
-                budget.charge(superblockSize, SizeClasses.blockSize(c));
+                budget.charge(superblockSize, classes.blockSize(c));
             } catch (FloeOutOfMemoryException e) {
                 reusable[c].push(sb);
                 throw e;
@@ -109,10 +114,10 @@ final class SuperblockHeap {
             return n;
         }
         if (recarve) {
-            for (int k = 0; k < SizeClasses.COUNT; k++) {
+            for (int k = 0; k < classes.count(); k++) {
                 if (k != c && (sb = reusable[k].pop()) != null) return recarve(sb, c, dst, at, room);
             }
-            for (int k = 0; k < SizeClasses.COUNT; k++) {
+            for (int k = 0; k < classes.count(); k++) {
                 if (k != c && sweep(k) && (sb = reusable[k].pop()) != null) return recarve(sb, c, dst, at, room);
             }
         }
@@ -156,13 +161,13 @@ final class SuperblockHeap {
      */
     private int recarve(Superblock old, int c, long[] dst, int at, int room) {
         try {
-            budget.charge(superblockSize, SizeClasses.blockSize(c));
+            budget.charge(superblockSize, classes.blockSize(c));
         } catch (FloeOutOfMemoryException e) {
             reusable[old.sizeClass].push(old);
             throw e;
         }
         region.reuseEmptySuperblock(old.offset, superblockSize);
-        return install(new Superblock(old.index, old.offset, c, superblockSize), dst, at, room);
+        return install(new Superblock(old.index, old.offset, c, classes.blockSize(c), superblockSize), dst, at, room);
     }
 
     /** A popped superblock: take blocks if PARTIAL, else settle its release (see class comment). */
@@ -194,12 +199,12 @@ final class SuperblockHeap {
     }
 
     private int carve(int c, long[] dst, int at, int room) {
-        budget.charge(superblockSize, SizeClasses.blockSize(c));
+        budget.charge(superblockSize, classes.blockSize(c));
         int index = frontier.getAndIncrement();
         if (index >= maxIndex) {
             frontier.getAndDecrement(); // keep the frontier bounded (harmless race: both fail)
             budget.refund(superblockSize);
-            throw budget.exhausted("superblocks", SizeClasses.blockSize(c), 0);
+            throw budget.exhausted("superblocks", classes.blockSize(c), 0);
         }
         long off = (long) index << superblockShift;
         try {
@@ -208,7 +213,7 @@ final class SuperblockHeap {
             budget.refund(superblockSize);
             throw e;
         }
-        return install(new Superblock(index, off, c, superblockSize), dst, at, room);
+        return install(new Superblock(index, off, c, classes.blockSize(c), superblockSize), dst, at, room);
     }
 
     /** Hands the first blocks of a fresh descriptor to the caller and publishes it. */

@@ -105,7 +105,7 @@ class ConcurrentMisuseTest {
     @Test
     void racingClearsOfOneLiveByteSucceedExactlyOnce() throws Exception {
         int racers = 4; // on two busy cores, more threads make it likelier that two run at once
-        Superblock sb = new Superblock(1, 8L << 20, 0, 8L << 20);
+        Superblock sb = new Superblock(1, 8L << 20, 0, SizeClasses.blockSize(0), 8L << 20);
         int n = sb.blockCount;
         long deadline = System.nanoTime() + Math.max(1000, SECONDS * 1000 / 3) * 1_000_000;
         int round = 0;
@@ -148,7 +148,7 @@ class ConcurrentMisuseTest {
         long deadline = System.nanoTime() + Math.max(1000, SECONDS * 1000 / 3) * 1_000_000;
         int round = 0;
         do {
-            Superblock sb = new Superblock(1, 256 << 10, 0, 256 << 10);
+            Superblock sb = new Superblock(1, 256 << 10, 0, SizeClasses.blockSize(0), 256 << 10);
             int n = sb.blockCount;
             sb.initFree(0);
             AtomicInteger count = new AtomicInteger(n); // the anchor's free count

@@ -71,7 +71,7 @@ public class SuperblockReleaseVsFillTest {
 
     private final Region region = takeRegion();
     private final Budget budget = new Budget(Long.MAX_VALUE, () -> 0);
-    private final SuperblockHeap heap = new SuperblockHeap(region, SUPERBLOCK, REGION, budget, false);
+    private final SuperblockHeap heap = new SuperblockHeap(region, SUPERBLOCK, REGION, budget, false, SizeClassTable.STANDARD);
     private final long last = takeOne(); // carves superblock 1 for this block, its only live one
     private long filled;
     private RuntimeException thrown;

@@ -25,8 +25,11 @@ import java.util.function.Consumer;
  * the locked value, atomically.
  *
  * <p>The map has an allocator of its own capped at the off-heap budget (built as
- * {@code OakMap.builder(...).budget(...)} does, kept here to report its statistics). The
- * dictionaries and the map's chunks and index stay on-heap.
+ * {@code OakMap.builder(...).budget(...).exactValueSize(...)} does, kept here to report its
+ * statistics). Every row's value has the schema's size, so the allocator has an exact size class
+ * for it (1,088-byte blocks for the 1,064-byte rows instead of the standard 1,280), as Druid's
+ * off-heap index sizes its rows' aggregator buffers exactly and the Oak paper's allocator carves
+ * exact sizes. The dictionaries and the map's chunks and index stay on-heap.
  */
 final class RollupOakIndex extends RollupIndex {
 
@@ -55,10 +58,12 @@ final class RollupOakIndex extends RollupIndex {
                 .budget(offheapBudget)
                 .preTouch(offheapBudget) // as the JVMs' heaps are (-XX:+AlwaysPreTouch)
                 .regionSize(region)
+                .exactSizeClasses(OakMap.valueBlockBytes(schema.valueBytes, false)) // every row has one size
                 .build();
         try {
             this.map = OakMap.builder(keys, new ValueCodec(schema), keys)
                     .nova(new Nova(allocator))
+                    .exactValueSize(schema.valueBytes)
                     .build();
         } catch (RuntimeException | Error e) {
             allocator.close();
