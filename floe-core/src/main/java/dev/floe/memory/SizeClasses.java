@@ -23,6 +23,10 @@ package dev.floe.memory;
  * above CAS in it, is 8-byte aligned.
  *
  * <p>Lookup: {@code LOOKUP[(size + 7) >>> 3]} gives the class directly (2,049 bytes of table).
+ *
+ * <p>These are every allocator's classes 0 to 39; an allocator may add exact ones after them
+ * ({@link FloeAllocator.Builder#exactSizeClasses}, {@link SizeClassTable}), and then
+ * {@link FloeAllocator#usableSizeFor} rather than this table says which block a request gets.
  */
 public final class SizeClasses {
     /** Number of size classes. */
