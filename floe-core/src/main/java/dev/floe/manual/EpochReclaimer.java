@@ -140,15 +140,15 @@ final class EpochReclaimer {
     private int empty(long stamp, long[] refs, int count, HazardSnapshot announced) {
         if (announced.clockBefore() < stamp + GRACE_EPOCHS) return count;
         int kept = 0;
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < count; i++) { // refs[0..kept): shielded; refs[kept..i): to free
             long r = refs[i];
             if (announced.contains(r)) {
+                refs[i] = refs[kept];
                 refs[kept++] = r;
-            } else {
-                allocator.free(r);
-                freed.increment();
             }
         }
+        allocator.free(refs, kept, count); // one cache stripe claim for the batch
+        freed.add(count - kept);
         return kept;
     }
 

@@ -2,6 +2,7 @@ package dev.floe.memory;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongFunction;
 
 /**
  * The bounded caches in front of the {@link SuperblockHeap}: LRMalloc's thread caches, made safe
@@ -100,33 +101,65 @@ final class BlockCaches {
 
     /** Takes back a block whose live byte the caller has just cleared. */
     void free(Superblock sb, long off) {
-        int c = sb.sizeClass;
         CacheStripe s = claim();
         if (s == null) {
-            heap.flush(new long[] {off}, 0, 1);
-            directLive.decrementAndGet(c);
+            freeDirect(sb, off);
             return;
         }
         try {
-            long[] bin = s.bin(c);
-            int n = s.count(c);
-            if (n == bin.length) {
-                // The older half leaves the bin (count set) before the heap takes it: if the
-                // flush failed, those blocks would be lost, never cached twice.
-                int half = n >>> 1;
-                long[] scratch = s.scratch();
-                System.arraycopy(bin, 0, scratch, 0, half);
-                System.arraycopy(bin, half, bin, 0, n - half);
-                n -= half;
-                s.setCount(c, n);
-                heap.flush(scratch, 0, half);
-            }
-            bin[n] = off;
-            s.setCount(c, n + 1);
-            s.addLive(c, -1);
+            put(s, sb.sizeClass, off);
         } finally {
             s.unclaim();
         }
+    }
+
+    /**
+     * Takes back {@code offs[from..to)} under one stripe claim instead of one per block (a
+     * retire list's drain frees hundreds at once). {@code release} validates each offset and
+     * clears its live byte, as {@link FloeAllocator#free(long)} does, and returns its superblock,
+     * or null for a large run, which it has freed itself. If it throws, the blocks before are
+     * taken back and the stripe is released. Holding the claim meanwhile makes no one wait: other
+     * calls probe another stripe, or go to the heap.
+     */
+    void freeAll(long[] offs, int from, int to, LongFunction<Superblock> release) {
+        CacheStripe s = claim();
+        try {
+            for (int i = from; i < to; i++) {
+                long off = offs[i];
+                Superblock sb = release.apply(off);
+                if (sb == null) continue;
+                if (s != null) put(s, sb.sizeClass, off);
+                else freeDirect(sb, off);
+            }
+        } finally {
+            if (s != null) s.unclaim();
+        }
+    }
+
+    /** Every stripe was busy: the block goes straight back to its superblock. */
+    private void freeDirect(Superblock sb, long off) {
+        heap.flush(new long[] {off}, 0, 1);
+        directLive.decrementAndGet(sb.sizeClass);
+    }
+
+    /** Puts a freed block of class {@code c} into the claimed stripe's bin, flushing its older half if full. */
+    private void put(CacheStripe s, int c, long off) {
+        long[] bin = s.bin(c);
+        int n = s.count(c);
+        if (n == bin.length) {
+            // The older half leaves the bin (count set) before the heap takes it: if the
+            // flush failed, those blocks would be lost, never cached twice.
+            int half = n >>> 1;
+            long[] scratch = s.scratch();
+            System.arraycopy(bin, 0, scratch, 0, half);
+            System.arraycopy(bin, half, bin, 0, n - half);
+            n -= half;
+            s.setCount(c, n);
+            heap.flush(scratch, 0, half);
+        }
+        bin[n] = off;
+        s.setCount(c, n + 1);
+        s.addLive(c, -1);
     }
 
     /**

@@ -4,7 +4,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -75,6 +77,8 @@ public final class FloeAllocator implements AutoCloseable {
     private final long maxAllocation;
     private final ObjectName mbeanName;
     private volatile boolean closed;
+    /** {@link #release} as a function, made once (a drain's batch free allocates nothing). */
+    private final LongFunction<Superblock> releaser = this::release;
 
     private FloeAllocator(Builder b) {
         this.name = b.name != null ? b.name : "floe-" + INSTANCES.incrementAndGet();
@@ -187,6 +191,35 @@ public final class FloeAllocator implements AutoCloseable {
      */
     public void free(long offset) {
         if (closed) throw closedException();
+        Superblock sb = release(offset);
+        if (sb != null) caches.free(sb, offset);
+    }
+
+    /**
+     * Frees the blocks at {@code offsets[from..to)}, in order, as that many calls of
+     * {@link #free(long)} would, but takes one cache stripe for all of them instead of one per
+     * block (what a reclamation scheme's drain does with a batch of retired blocks).
+     *
+     * @throws IllegalFreeException      at the first offset that is not the start of a currently
+     *                                   allocated block; the blocks before it are freed, those
+     *                                   after it are not
+     * @throws IndexOutOfBoundsException if {@code from..to} is not a range of {@code offsets}
+     * @throws IllegalStateException     if the allocator is closed
+     */
+    public void free(long[] offsets, int from, int to) {
+        if (closed) throw closedException();
+        Objects.checkFromToIndex(from, to, offsets.length);
+        caches.freeAll(offsets, from, to, releaser);
+    }
+
+    /**
+     * The checks of a free and its point of no return: clears the live byte of the small block
+     * at {@code offset} and returns its superblock (the caller hands the block to the caches),
+     * or frees the large run at {@code offset} and returns null.
+     *
+     * @throws IllegalFreeException if {@code offset} is not the start of a currently allocated block
+     */
+    private Superblock release(long offset) {
         Superblock sb = heap.superblockOf(offset);
         if (sb != null) {
             int i = sb.blockIndex(offset);
@@ -198,10 +231,12 @@ public final class FloeAllocator implements AutoCloseable {
                 throw new IllegalFreeException("offset " + offset
                         + " is not allocated (double free, or never allocated)");
             }
-            caches.free(sb, offset);
-        } else if (offset < heap.smallLimit || !large.free(offset)) {
+            return sb;
+        }
+        if (offset < heap.smallLimit || !large.free(offset)) {
             throw new IllegalFreeException("offset " + offset + " was not allocated by " + name);
         }
+        return null;
     }
 
     /**

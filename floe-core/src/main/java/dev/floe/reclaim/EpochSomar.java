@@ -106,7 +106,7 @@ public final class EpochSomar extends RetiringSomar {
     int release(long e, long[] refs, int count, HazardSnapshot announced) {
         long oldest = announced.smallest(); // MAX_VALUE if no access is announced
         if (oldest <= e) return count; // an access pinned at or before e may still hold any of them
-        for (int i = 0; i < count; i++) access.free(refs[i]);
+        access.freeAll(refs, 0, count);
         return 0;
     }
 

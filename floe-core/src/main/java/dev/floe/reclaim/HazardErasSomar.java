@@ -109,11 +109,14 @@ public final class HazardErasSomar extends RetiringSomar {
     @Override
     int release(long r, long[] refs, int count, HazardSnapshot announced) {
         int kept = 0;
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < count; i++) { // refs[0..kept): still in use; refs[kept..i): to free
             long ref = refs[i];
-            if (announced.anyWithin(birthEra(access.retiredVersion(ref), r), r)) refs[kept++] = ref;
-            else access.free(ref);
+            if (announced.anyWithin(birthEra(access.retiredVersion(ref), r), r)) {
+                refs[i] = refs[kept];
+                refs[kept++] = ref;
+            }
         }
+        access.freeAll(refs, kept, count);
         return kept;
     }
 

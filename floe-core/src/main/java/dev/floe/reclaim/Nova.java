@@ -462,11 +462,14 @@ public final class Nova extends RetiringSomar {
     @Override
     int release(long sealed, long[] refs, int count, HazardSnapshot held) {
         int kept = 0;
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < count; i++) { // refs[0..kept): held; refs[kept..i): to free
             long r = refs[i];
-            if (held.contains(r)) refs[kept++] = r;
-            else access.free(r);
+            if (held.contains(r)) {
+                refs[i] = refs[kept];
+                refs[kept++] = r;
+            }
         }
+        access.freeAll(refs, kept, count);
         return kept;
     }
 

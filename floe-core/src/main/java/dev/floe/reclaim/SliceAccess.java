@@ -370,10 +370,24 @@ final class SliceAccess {
      * are still the ones the delete left.
      */
     void free(long hdr) {
+        beforeFree(hdr);
+        allocator.free(hdr);
+    }
+
+    /**
+     * {@link #free} for each retired block of {@code hdrs[from..to)}, the blocks in one allocator
+     * call ({@link FloeAllocator#free(long[], int, int)}: one cache stripe claim for the batch).
+     */
+    void freeAll(long[] hdrs, int from, int to) {
+        for (int i = from; i < to; i++) beforeFree(hdrs[i]);
+        allocator.free(hdrs, from, to);
+    }
+
+    /** What freeing a retired block does before the block goes back: its run goes back, and (magic mode) its magic is cleared. */
+    private void beforeFree(long hdr) {
         long h = region.getLongPlain(hdr + state); // retired: still this incarnation's (deleted) header
         if (SliceHeader.hasRun(h)) allocator.free(region.getLongPlain(runWordAt(hdr, h)));
         if (magic != 0) region.setLongPlain(hdr, 0); // no header here any more; the free publishes it
-        allocator.free(hdr);
     }
 
     private static long randomMagic() {

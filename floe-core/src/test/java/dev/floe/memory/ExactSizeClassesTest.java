@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.*;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -125,40 +123,27 @@ class ExactSizeClassesTest {
     @Test
     void concurrentUseKeepsBlocksExclusive() throws Exception {
         try (FloeAllocator a = allocator(1088, 200)) {
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int id = t;
-                threads.add(new Thread(() -> {
-                    try {
-                        Random r = new Random(id);
-                        long[] held = new long[64];
-                        int[] sizes = {200, 1088, 1280, 192};
-                        for (int i = 0; i < 50_000; i++) {
-                            int k = r.nextInt(held.length);
-                            if (held[k] != 0) {
-                                MemorySegment s = a.segment(held[k]);
-                                long stamp = ((long) id << 32) | k;
-                                if (s.get(ValueLayout.JAVA_LONG, 0) != stamp || s.get(ValueLayout.JAVA_LONG, s.byteSize() - 8) != stamp) {
-                                    throw new AssertionError("block of thread " + id + " slot " + k + " was overwritten");
-                                }
-                                a.free(held[k]);
-                            }
-                            held[k] = a.allocate(sizes[r.nextInt(sizes.length)]);
-                            MemorySegment s = a.segment(held[k]);
-                            long stamp = ((long) id << 32) | k;
-                            s.set(ValueLayout.JAVA_LONG, 0, stamp);
-                            s.set(ValueLayout.JAVA_LONG, s.byteSize() - 8, stamp);
+            TestSupport.runThreads(4, id -> {
+                Random r = new Random(id);
+                long[] held = new long[64];
+                int[] sizes = {200, 1088, 1280, 192};
+                for (int i = 0; i < 50_000; i++) {
+                    int k = r.nextInt(held.length);
+                    long stamp = ((long) id << 32) | k;
+                    if (held[k] != 0) {
+                        MemorySegment s = a.segment(held[k]);
+                        if (s.get(ValueLayout.JAVA_LONG, 0) != stamp || s.get(ValueLayout.JAVA_LONG, s.byteSize() - 8) != stamp) {
+                            throw new AssertionError("block of thread " + id + " slot " + k + " was overwritten");
                         }
-                        for (long h : held) if (h != 0) a.free(h);
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
+                        a.free(held[k]);
                     }
-                }));
-            }
-            for (Thread t : threads) t.start();
-            for (Thread t : threads) t.join();
-            if (failure.get() != null) throw new AssertionError(failure.get());
+                    held[k] = a.allocate(sizes[r.nextInt(sizes.length)]);
+                    MemorySegment s = a.segment(held[k]);
+                    s.set(ValueLayout.JAVA_LONG, 0, stamp);
+                    s.set(ValueLayout.JAVA_LONG, s.byteSize() - 8, stamp);
+                }
+                for (long h : held) if (h != 0) a.free(h);
+            });
             assertEquals(0, a.stats().liveBytes());
         }
     }

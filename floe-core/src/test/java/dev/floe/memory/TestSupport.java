@@ -3,7 +3,10 @@ package dev.floe.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** Helpers shared by the memory-layer tests. */
 final class TestSupport {
@@ -25,6 +28,31 @@ final class TestSupport {
 
     static FloeAllocator open(RegionMode mode) {
         return builder(mode).build();
+    }
+
+    /** A test thread's body; it may throw anything, which fails the test. */
+    interface ThreadBody {
+        void run(int id) throws Exception;
+    }
+
+    /** Runs {@code body} on {@code threads} platform threads (ids 0..threads-1), waits for all, rethrows the first failure. */
+    static void runThreads(int threads, ThreadBody body) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> started = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Thread th = new Thread(() -> {
+                try {
+                    body.run(id);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            th.start();
+            started.add(th);
+        }
+        for (Thread th : started) th.join();
+        if (failure.get() != null) throw new AssertionError(failure.get());
     }
 
     static long pageRound(long size) {
