@@ -87,7 +87,7 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
      *                                  page runs)
      */
     public static int valueBlockBytes(int valueBytes, boolean novaMagicNumbers) {
-        int nova = novaMagicNumbers ? 16 : 8;
+        int nova = Nova.headerBytes(novaMagicNumbers);
         long block = (long) valueBytes + ValueSlices.HEADER + nova;
         if (valueBytes < 0 || block > SizeClasses.MAX_SMALL) {
             throw new IllegalArgumentException("a value of " + valueBytes + " bytes has no size class: values take 0 to "
@@ -237,7 +237,7 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
                 n = sharedNova();
             }
             if (exactValueSize >= 0 && own == null) {
-                int block = valueBlockBytes(exactValueSize, n.headerBytes() == 16);
+                int block = valueBlockBytes(exactValueSize, n.magicNumbers());
                 if (n.allocator().usableSizeFor(block) != block) {
                     throw new IllegalStateException("values of " + exactValueSize + " bytes need an exact size class of "
                             + block + " bytes, which the shared allocator lacks: give the map budget(...), or a nova(...) "

@@ -22,11 +22,11 @@ package dev.floe.memory;
  * below. Every block size is a multiple of 8, so every block, and the 8-byte words the layers
  * above CAS in it, is 8-byte aligned.
  *
- * <p>Lookup: {@code LOOKUP[(size + 7) >>> 3]} gives the class directly (2,049 bytes of table).
- *
  * <p>These are every allocator's classes 0 to 39; an allocator may add exact ones after them
- * ({@link FloeAllocator.Builder#exactSizeClasses}, {@link SizeClassTable}), and then
- * {@link FloeAllocator#usableSizeFor} rather than this table says which block a request gets.
+ * ({@link FloeAllocator.Builder#exactSizeClasses}), and then {@link FloeAllocator#usableSizeFor}
+ * rather than this table says which block a request gets. Lookup goes through
+ * {@link SizeClassTable#STANDARD}, the table of an allocator without exact classes: one byte per
+ * 8-byte granule of request size gives the class directly.
  */
 public final class SizeClasses {
     /** Number of size classes. */
@@ -35,7 +35,6 @@ public final class SizeClasses {
     public static final int MAX_SMALL = 16384;
 
     private static final int[] BLOCK_SIZE = new int[COUNT];
-    private static final byte[] LOOKUP = new byte[(MAX_SMALL >>> 3) + 1];
 
     static {
         int c = 0;
@@ -43,18 +42,13 @@ public final class SizeClasses {
         for (int base = 64; c < COUNT; base <<= 1) {
             for (int q = 1; q <= 4; q++) BLOCK_SIZE[c++] = base + q * (base >>> 2);
         }
-        int cls = 0;
-        for (int i = 1; i < LOOKUP.length; i++) {
-            while (BLOCK_SIZE[cls] < (i << 3)) cls++;
-            LOOKUP[i] = (byte) cls;
-        }
     }
 
     private SizeClasses() {}
 
     /** The class serving a request of {@code size} bytes, {@code 1 <= size <= MAX_SMALL}. */
     public static int classOf(long size) {
-        return LOOKUP[(int) ((size + 7) >>> 3)];
+        return SizeClassTable.STANDARD.classOf(size);
     }
 
     /** Block size of class {@code sizeClass}. */

@@ -340,6 +340,11 @@ public final class Nova extends RetiringSomar {
         return access.headerBytes();
     }
 
+    /** Bytes in front of every slice's data in a Nova with or without magic numbers: 8, or 16. */
+    public static int headerBytes(boolean magicNumbers) {
+        return SliceAccess.headerBytes(magicNumbers);
+    }
+
     /**
      * A read-only view bounded to the slice data described by {@code stamp}, a non-zero stamp
      * from {@link #beginRead} (or its variants) of this pointer. Raw, like {@link #region()}: any

@@ -78,7 +78,12 @@ final class SliceAccess {
         this.magic = magicNumbers ? randomMagic() : 0;
         this.ownedByVersion = !allocator.recarvesEmptySuperblocks() && !magicNumbers;
         this.state = magicNumbers ? 8 : 0;
-        this.headerBytes = magicNumbers ? 16 : 8;
+        this.headerBytes = headerBytes(magicNumbers);
+    }
+
+    /** The state word, preceded in magic-number mode by the 8-byte magic. */
+    static int headerBytes(boolean magicNumbers) {
+        return magicNumbers ? 16 : 8;
     }
 
     /** Smallest attached run: one byte beyond the largest size class, so always a large run. */
