@@ -87,6 +87,6 @@ final class EpochReclamation extends Reclamation {
         long[] announced = announcements.snapshot();
         long oldest = announced.length == 0 ? Long.MAX_VALUE : announced[0];
         p.reclaims++;
-        p.freed += p.limbo.drain((node, stamp) -> stamp < oldest, allocator::free);
+        p.freed += p.limbo.drain((node, stamp) -> stamp < oldest, allocator);
     }
 }

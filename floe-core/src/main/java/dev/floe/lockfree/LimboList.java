@@ -1,5 +1,7 @@
 package dev.floe.lockfree;
 
+import dev.floe.memory.FloeAllocator;
+
 import java.util.Arrays;
 
 /**
@@ -62,23 +64,24 @@ final class LimboList {
     }
 
     /**
-     * Calls {@code free} for every node the verdict allows, keeps the others (compacted, in
-     * order), and returns how many were freed.
+     * Frees every node the verdict allows, in one {@link FloeAllocator#free(long[], int, int)}
+     * call (one cache-stripe claim for the batch), keeps the others (compacted, in order), and
+     * returns how many were freed.
      */
-    int drain(Verdict verdict, java.util.function.LongConsumer free) {
+    int drain(Verdict verdict, FloeAllocator allocator) {
         int kept = 0;
         int n = size;
         for (int i = 0; i < n; i++) {
             long node = nodes[i];
-            long stamp = stamps[i];
-            if (verdict.mayFree(node, stamp)) {
-                free.accept(node);
-            } else {
-                nodes[kept] = node;
-                stamps[kept] = stamp;
-                kept++;
-            }
+            if (verdict.mayFree(node, stamps[i])) continue;
+            // Stable partition: [0, kept) are kept nodes in order, [kept, i) freeable ones, so the
+            // swap moves a freeable node to i and the kept one to the end of the kept prefix.
+            nodes[i] = nodes[kept];
+            nodes[kept] = node;
+            stamps[kept] = stamps[i];
+            kept++;
         }
+        allocator.free(nodes, kept, n);
         size = kept;
         due = kept + capacity;
         return n - kept;

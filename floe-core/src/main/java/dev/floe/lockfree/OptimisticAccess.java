@@ -127,7 +127,7 @@ abstract sealed class OptimisticAccess extends Reclamation permits OaBitReclamat
         long[] held = hazardSnapshot();
         p.reclaims++;
         p.freed += p.limbo.drain((node, stamp) -> held.length == 0 || Arrays.binarySearch(held, node) < 0,
-                allocator::free);
+                allocator);
     }
 
     /** Every participant's hazard pointers, sorted for binary search (volatile loads). */

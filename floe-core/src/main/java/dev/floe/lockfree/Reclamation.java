@@ -39,7 +39,7 @@ public abstract class Reclamation {
 
     /**
      * Default limbo list capacity per participant for OA-BIT and OA-VER: 32 nodes. An OA pass
-     * frees every node no hazard pointer holds, one by one into the allocator's cache stripe,
+     * frees every node no hazard pointer holds, in one batch into the allocator's cache stripe,
      * whose bin for the 32-byte node class holds 128 blocks (a free into a full bin flushes its
      * older half to the shared superblock heap, an allocation from an empty one refills half).
      * When inserts match removes, a pass of 32 frees fits between those bounds, so the next
