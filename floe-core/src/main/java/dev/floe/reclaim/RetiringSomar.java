@@ -1,7 +1,11 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 
 /**
  * What Nova and the epoch-style baselines share: slices through {@link SliceAccess}, deletes
@@ -16,13 +20,32 @@ import java.util.Objects;
  * ({@link EraLimbo#drain}), and park what the batch keeps, stamped with the era it was sealed in.
  * The batch is offered before it is parked, so only its sealer ever drains it. Parking instead of
  * re-appending keeps each slice's retire era (the epoch rules depend on it) and cannot recurse.
+ *
+ * <h2>One announcement table per allocator and scheme</h2>
+ * Instances of one scheme on one allocator share the allocator's version clock
+ * ({@link SliceAccess}) and the header layout, so each accepts the others' pointers: a pointer
+ * of instance {@code b} may reach a write (or, for the baselines, any access) through instance
+ * {@code a}, while {@code b} deletes and drains it. A drain must then see {@code a}'s
+ * announcement, or it frees the slice under {@code a}'s writer, and the writer's stores land in
+ * the block's next occupant. So the {@link #slots} are shared too: one table per allocator and
+ * scheme class ({@link #sharedSlots}), which every drain of every such instance scans. A scheme
+ * of another class on the same allocator announces in another table with another meaning (an
+ * offset, an epoch, an era): passing it a pointer of this scheme is not protected against this
+ * scheme's drains.
  */
 abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, HazardErasSomar {
     final SliceAccess access;
     /** The allocator's version clock (see {@link SliceAccess}): Nova's era, EBR's epoch. */
     final EraClock clock;
-    /** Announcements scanned by the drain: Nova's writers, EBR's epochs, HE's eras. */
-    final HazardSlots slots = new HazardSlots();
+    /** Weak keys, as {@link SliceAccess}'s clocks: a dropped allocator takes its tables along. */
+    private static final Map<FloeAllocator, Map<Class<?>, HazardSlots>> SLOTS =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * Announcements scanned by the drain: Nova's writers, EBR's epochs, HE's eras; shared by every
+     * instance of this scheme on this allocator (see the class comment).
+     */
+    final HazardSlots slots;
     private final RetireBatches retired;
     private final EraLimbo limbo = new EraLimbo();
     /** {@link #release} as the limbo's callback (one object, not one per drain). */
@@ -35,7 +58,19 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
         }
         this.access = new SliceAccess(allocator, scheme, magicNumbers);
         this.clock = access.clock;
+        this.slots = sharedSlots(allocator, getClass());
         this.retired = new RetireBatches(batch, RetireBatches.defaultStripes(), this::drain);
+    }
+
+    /**
+     * The announcement table of {@code scheme}'s instances on {@code allocator}: created by the
+     * first, shared by the others, so that a drain of any of them sees an access through any other
+     * (see the class comment).
+     */
+    private static HazardSlots sharedSlots(FloeAllocator allocator, Class<?> scheme) {
+        synchronized (SLOTS) {
+            return SLOTS.computeIfAbsent(allocator, a -> new HashMap<>()).computeIfAbsent(scheme, s -> new HazardSlots());
+        }
     }
 
     /**

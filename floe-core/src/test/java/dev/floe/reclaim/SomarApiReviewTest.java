@@ -1,0 +1,140 @@
+package dev.floe.reclaim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.RegionMode;
+import java.lang.foreign.ValueLayout;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Findings of an API review of {@code dev.floe.reclaim}: each test is the smallest program that
+ * showed a difference between what the Javadoc promises and what the code did.
+ */
+class SomarApiReviewTest {
+
+    /** Writes {@code value} at 0 of a private slice. */
+    private static void put(Somar somar, long p, long value) {
+        somar.writePrivate(p, (s, v) -> {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, v);
+            return null;
+        }, value);
+    }
+
+    private static long get(Somar somar, long p) {
+        return somar.read(p, s -> s.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+    }
+
+    /**
+     * Control: a writer's hazard slot keeps its slice from being freed, even when the writer
+     * itself deletes it and the batch (of 1) is drained at once.
+     */
+    @Test
+    void aWriterKeepsItsSliceFromBeingFreedWithinOneNova() {
+        try (FloeAllocator alloc = NovaTestSupport.open(RegionMode.MAPPED)) {
+            Nova nova = new Nova(alloc, 1);
+            long p = nova.allocate(16);
+            long[] next = new long[1];
+            nova.write(p, (s, x) -> {
+                assertTrue(nova.delete(p)); // batch 1: drained now, p held by this writer
+                next[0] = nova.allocate(16);
+                put(nova, next[0], 7);
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 99L);
+                return null;
+            }, null);
+            assertNotEquals(SafePointer.headerOffset(p), SafePointer.headerOffset(next[0]));
+            assertEquals(7L, get(nova, next[0]));
+        }
+    }
+
+    /**
+     * Two Novas on one allocator (supported: they share the allocator's version clock) accept
+     * each other's pointers, so a pointer may reach a write through the other instance. That
+     * write's hazard slot must keep the slice from being freed by the instance that deletes it,
+     * as it does within one instance; before, each instance scanned only its own slots, the
+     * slice was freed and reused under the writer, and the writer's store landed in the new
+     * slice (a write through a deleted slice).
+     */
+    @Test
+    void aWriteThroughAnotherNovaOnTheSameAllocatorKeepsTheSliceFromBeingFreed() {
+        try (FloeAllocator alloc = NovaTestSupport.open(RegionMode.MAPPED)) {
+            Nova a = new Nova(alloc, 1);
+            Nova b = new Nova(alloc, 1);
+            long p = b.allocate(16);
+            long[] next = new long[1];
+            a.write(p, (s, x) -> {
+                assertTrue(b.delete(p)); // batch 1: b drains now
+                next[0] = b.allocate(16); // p's block if b freed it under this writer
+                put(b, next[0], 7);
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 99L); // still p's view
+                return null;
+            }, null);
+            assertEquals(7L, get(b, next[0]), "a writer of one instance wrote into another's new slice");
+            assertNotEquals(SafePointer.headerOffset(p), SafePointer.headerOffset(next[0]),
+                    "the slice was freed while a writer held it");
+        }
+    }
+
+    /** The same with the roles swapped: the deleting instance is the one the writer did not use. */
+    @Test
+    void aDeleteThroughAnotherNovaWaitsForTheOwnersWriter() {
+        try (FloeAllocator alloc = NovaTestSupport.open(RegionMode.MAPPED)) {
+            Nova a = new Nova(alloc, 1);
+            Nova b = new Nova(alloc, 1);
+            long p = b.allocate(16);
+            long[] next = new long[1];
+            b.write(p, (s, x) -> {
+                assertTrue(a.delete(p)); // a's batch of 1 drains now
+                next[0] = b.allocate(16);
+                put(b, next[0], 7);
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 99L);
+                return null;
+            }, null);
+            assertEquals(7L, get(b, next[0]), "a writer wrote into the next occupant of its slice");
+            assertNotEquals(SafePointer.headerOffset(p), SafePointer.headerOffset(next[0]));
+        }
+    }
+
+    /** The baselines, whose reads are protected by an announcement instead of validated after. */
+    enum Announcing {
+        EPOCH(a -> new EpochSomar(a, 1)),
+        HAZARD_ERAS(a -> new HazardErasSomar(a, 1));
+
+        final Function<FloeAllocator, Somar> make;
+
+        Announcing(Function<FloeAllocator, Somar> make) {
+            this.make = make;
+        }
+    }
+
+    /**
+     * The baselines' reads are not validated after the reader: the announcement must keep the
+     * slice alive for the read. With two instances of one scheme on an allocator, a read through
+     * one of another's pointer returned the next occupant's bytes as the slice's (a stale read
+     * reported as a success) because the deleting instance's drain did not see the announcement.
+     */
+    @ParameterizedTest
+    @EnumSource(Announcing.class)
+    void aReadThroughAnotherInstanceOfTheSameSchemeKeepsTheSliceAlive(Announcing scheme) {
+        try (FloeAllocator alloc = NovaTestSupport.open(RegionMode.MAPPED)) {
+            Somar a = scheme.make.apply(alloc);
+            Somar b = scheme.make.apply(alloc);
+            long p = b.allocate(16);
+            put(b, p, 5);
+            long[] next = new long[1];
+            long seen = a.read(p, s -> {
+                assertTrue(b.delete(p)); // batch 1: b drains now
+                next[0] = b.allocate(16);
+                put(b, next[0], 7);
+                return s.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+            });
+            assertEquals(5L, seen, "the read returned another slice's bytes");
+            assertNotEquals(SafePointer.headerOffset(p), SafePointer.headerOffset(next[0]));
+        }
+    }
+}
