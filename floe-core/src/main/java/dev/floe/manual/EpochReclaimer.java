@@ -88,14 +88,32 @@ final class EpochReclaimer {
         this.ejectThreshold = ejectThreshold;
     }
 
-    /** Registers a new (ejected, joining) participant for the calling thread. */
+    /**
+     * Registers a new (ejected, joining) participant for the calling thread, and drops the records
+     * of ended threads from the copy it installs: a join copies the array anyway, and without
+     * drains (a workload that only defends, on short-lived threads) nothing else would drop them,
+     * so the array, and the cost of every later join, grew with every thread that ever defended.
+     * The dropped records are retired after the exchange ({@link #retireDead}: their slots cleared,
+     * as by {@link #tryAdvance}); their threads ended, so their shields can never be used again.
+     */
     Participant join() {
         Participant p = new Participant(Thread.currentThread());
         while (true) {
             Participant[] now = participants.get();
-            Participant[] next = Arrays.copyOf(now, now.length + 1);
-            next[now.length] = p;
-            if (participants.compareAndSet(now, next)) return p;
+            Participant[] next = new Participant[now.length + 1];
+            int n = 0;
+            for (Participant q : now) {
+                if (q.thread().isAlive()) next[n++] = q; // termination happens-before false
+            }
+            next[n++] = p;
+            if (participants.compareAndSet(now, n == next.length ? next : Arrays.copyOf(next, n))) {
+                if (n <= now.length) {
+                    for (Participant q : now) {
+                        if (!q.thread().isAlive()) retireDead(q); // unregister inside: already done
+                    }
+                }
+                return p;
+            }
         }
     }
 
