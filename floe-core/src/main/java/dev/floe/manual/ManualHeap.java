@@ -43,7 +43,10 @@ import java.util.Objects;
  * allocator when no thread uses the heap any more (every object, owned or waiting, goes with the
  * region). Close every shield first: a shield left open fails from then on
  * ({@link IllegalStateException}), and a {@link Shield#segment() view} taken before reads zeros
- * (never unmapped memory) until the shield closes.
+ * (never unmapped memory) until the shield closes. After the close, {@code create},
+ * {@code createInto}, {@code newShield} (so {@link Owner#defend()}), {@link Owner#abandon()},
+ * {@link Owner#move}, {@link RefCounted#release()} and {@link #reclaim()} throw
+ * {@link IllegalStateException} and change nothing; closing a shield and the counters keep working.
  */
 public final class ManualHeap {
     /**
@@ -176,8 +179,11 @@ public final class ManualHeap {
     /**
      * An empty shield of the calling thread (paper: {@code Shield.Create()}): claims a hazard
      * slot; {@link Shield#defend} points it at objects; {@link Shield#close} gives the slot back.
+     *
+     * @throws IllegalStateException if the heap's allocator is closed (a shield could only fail)
      */
     public Shield newShield() {
+        checkOpen();
         Participant p = local.get();
         if (p == null) {
             p = reclaimer.join();
@@ -194,8 +200,10 @@ public final class ManualHeap {
      * shielded, or held back by a participant that is behind and not ejected, stay waiting.
      *
      * @return objects still waiting for reclamation
+     * @throws IllegalStateException if the heap's allocator is closed
      */
     public long reclaim() {
+        checkOpen();
         retired.drainAll();
         for (long i = 0; i <= EpochReclaimer.GRACE_EPOCHS; i++) reclaimer.collect(local.get());
         return waiting();
@@ -238,6 +246,15 @@ public final class ManualHeap {
     /** The largest object {@link #create} accepts (see the owner word in the class comment). */
     public long maxObjectBytes() {
         return maxObjectBytes;
+    }
+
+    /**
+     * Refuses an operation that would hand objects to, or take shields from, a closed allocator:
+     * its memory is gone, so an abandon could only be lost (before, one abandon in a batch threw,
+     * from the drain's free, and the others were silently accepted) and a shield could only fail.
+     */
+    void checkOpen() {
+        if (allocator.isClosed()) throw new IllegalStateException("the heap's allocator is closed");
     }
 
     /** Schedules the object of owner word {@code word} for reclamation. */

@@ -69,7 +69,8 @@ public class Owner {
     /**
      * Opens a shield on this owner's object (paper: {@code Owner.Defend()}).
      *
-     * @throws IllegalStateException if the owner is empty (abandoned or moved from)
+     * @throws IllegalStateException if the owner is empty (abandoned or moved from), or the heap's
+     *                               allocator is closed
      */
     public final Shield defend() {
         Shield s = heap.newShield();
@@ -86,9 +87,11 @@ public class Owner {
      * Empties the owner and schedules its object for reclamation once no shield protects it.
      * Shields opened before keep working until they close.
      *
-     * @throws IllegalStateException if the owner is already empty (double abandon, or moved from)
+     * @throws IllegalStateException if the owner is already empty (double abandon, or moved from),
+     *                               or the heap's allocator is closed (the owner is then unchanged)
      */
     public final void abandon() {
+        heap.checkOpen();
         long old = (long) REF.getAndSet(this, 0L);
         if (old == 0) throw new IllegalStateException("owner is empty: already abandoned or moved from");
         heap.retire(old);
@@ -99,12 +102,14 @@ public class Owner {
      * any, is abandoned (paper: {@code Owner.Move(ref x)}).
      *
      * @throws IllegalArgumentException if {@code from} is this owner or belongs to another heap
-     * @throws IllegalStateException    if {@code from} is empty
+     * @throws IllegalStateException    if {@code from} is empty, or the heap's allocator is closed
+     *                                  (both owners are then unchanged)
      */
     public final void move(Owner from) {
         Objects.requireNonNull(from, "from");
         if (from == this) throw new IllegalArgumentException("cannot move an owner onto itself");
         if (from.heap != heap) throw new IllegalArgumentException("owners of different heaps");
+        heap.checkOpen(); // before either owner changes
         long taken = (long) REF.getAndSet(from, 0L);
         if (taken == 0) throw new IllegalStateException("the owner moved from is empty");
         install(taken);

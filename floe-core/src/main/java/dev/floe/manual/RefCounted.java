@@ -80,9 +80,11 @@ public final class RefCounted {
      * Releases this reference; the last release abandons the object (it is reclaimed once no
      * shield protects it).
      *
-     * @throws IllegalStateException if this reference was already released
+     * @throws IllegalStateException if this reference was already released, or the heap's
+     *                               allocator is closed (the reference then stays live)
      */
     public void release() {
+        owner.heap().checkOpen(); // before the reference is marked: a refused release changes nothing
         if (!RELEASED.compareAndSet(this, false, true)) {
             throw new IllegalStateException("this reference was already released");
         }

@@ -70,4 +70,40 @@ class ManualApiReviewTest {
         other.join();
         assertEquals(0, heap.reclaim(), "the ended thread's shield still holds its object");
     }
+
+    /**
+     * After the allocator's close, an abandon was silently accepted except for the one that
+     * sealed a retire batch, which threw from the drain's free (one in 64 by default): the same
+     * call succeeded or failed by position. Now every operation that would hand an object to the
+     * closed allocator, or take a shield on it, fails with {@link IllegalStateException} and
+     * changes nothing.
+     */
+    @Test
+    void afterTheAllocatorsCloseOwnerOperationsFailAlikeAndChangeNothing() {
+        java.util.List<Owner> owners = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) owners.add(heap.create(64));
+        Owner empty = heap.newOwner();
+        RefCounted ref = RefCounted.adopt(heap.create(8));
+        alloc.close();
+        int refused = 0;
+        for (Owner o : owners) {
+            try {
+                o.abandon();
+            } catch (IllegalStateException e) {
+                refused++;
+            }
+        }
+        assertEquals(owners.size(), refused, "abandons after the close");
+        for (Owner o : owners) assertTrue(!o.isEmpty(), "a refused abandon emptied its owner");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> empty.move(owners.get(0)));
+        assertTrue(!owners.get(0).isEmpty() && empty.isEmpty(), "a refused move changed an owner");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> owners.get(1).defend());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, heap::newShield);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, heap::reclaim);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, ref::release);
+        assertTrue(!ref.isReleased() && ref.count() == 1, "a refused release changed the reference");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> heap.create(8));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> heap.createInto(empty, 8, (byte) 0));
+        assertTrue(empty.isEmpty());
+    }
 }
