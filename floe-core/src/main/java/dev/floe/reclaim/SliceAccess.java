@@ -346,13 +346,20 @@ final class SliceAccess {
     }
 
     /**
-     * Sets the deleted bit of a private slice (release store: whoever acquires the retired
-     * reference sees it). Throws {@link DeletedSliceException} if {@code ptr} is not live.
+     * Sets the deleted bit of a private slice with the same CAS as {@link #markDeleted}. Throws
+     * {@link DeletedSliceException} if {@code ptr} is not live, or another delete won.
+     *
+     * <p>A private slice needs no atomicity, and this was a plain load and a release store. But a
+     * caller that gets the privacy wrong (a {@code delete} through a copy of the pointer racing
+     * with this one) then saw both deletes succeed: the slice was retired twice, and the second
+     * free threw {@link dev.floe.memory.IllegalFreeException} out of whichever delete drained
+     * it (dropping the rest of its batch), or, once the block was reallocated, freed its next
+     * incarnation under its owner. With the CAS exactly one of them wins, as for two
+     * {@code delete}s, and the other fails cleanly. It costs one uncontended CAS on a rare path
+     * (a publication that failed).
      */
     void markDeletedPrivate(long ptr) {
-        long h = liveHeaderPlain(ptr);
-        if (h == 0) throw new DeletedSliceException(ptr);
-        region.setLongRelease(SafePointer.headerOffset(ptr) + state, h | SliceHeader.DELETED);
+        if (!markDeleted(ptr)) throw new DeletedSliceException(ptr);
     }
 
     /** Length of the live slice, or -1 if the pointer no longer names one. */

@@ -71,7 +71,10 @@ public interface Somar {
     /**
      * Deletes a slice no other thread can reach (e.g. its publication failed).
      *
-     * @throws DeletedSliceException if {@code ptr} names no live slice (already deleted, by either form)
+     * @throws DeletedSliceException if {@code ptr} names no live slice (already deleted, by either
+     *                               form); if a {@link #delete} races with it after all (the slice
+     *                               was not private), exactly one of the two succeeds, as for two
+     *                               {@code delete}s
      */
     void deletePrivate(long ptr);
 

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.RegionMode;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -135,6 +137,72 @@ class SomarApiReviewTest {
             });
             assertEquals(5L, seen, "the read returned another slice's bytes");
             assertNotEquals(SafePointer.headerOffset(p), SafePointer.headerOffset(next[0]));
+        }
+    }
+
+    /**
+     * {@code deletePrivate} on a slice that was not private after all, racing with a
+     * {@code delete} of the same slice: with its plain load and store both could succeed, the
+     * slice was retired twice, and the second free threw {@code IllegalFreeException} out of
+     * the {@code delete} that drained it (or, once the block was reused, freed the next
+     * incarnation). Exactly one of them must win, as for two deletes. The two threads go through
+     * the slices in lockstep so that they meet on each one.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Scheme.class)
+    void aDeleteRacingADeletePrivateRetiresTheSliceOnce(Scheme scheme) throws Exception {
+        try (FloeAllocator alloc = NovaTestSupport.open(RegionMode.MAPPED)) {
+            Somar somar = scheme.make.apply(alloc);
+            int n = 10_000;
+            long[] ptrs = new long[n];
+            for (int i = 0; i < n; i++) ptrs[i] = somar.allocate(16);
+            boolean[] deleted = new boolean[n];
+            boolean[] deletedPrivately = new boolean[n];
+            AtomicInteger doneA = new AtomicInteger();
+            AtomicInteger doneB = new AtomicInteger();
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            Thread other = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < n; i++) {
+                    while (doneB.get() < i) Thread.onSpinWait();
+                    try {
+                        deleted[i] = somar.delete(ptrs[i]);
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                    doneA.set(i + 1);
+                }
+            });
+            for (int i = 0; i < n; i++) {
+                while (doneA.get() < i) Thread.onSpinWait();
+                try {
+                    somar.deletePrivate(ptrs[i]);
+                    deletedPrivately[i] = true;
+                } catch (DeletedSliceException lost) {
+                    // the delete won
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+                doneB.set(i + 1);
+            }
+            other.join();
+            somar.reclaimNow();
+            if (!errors.isEmpty()) throw new AssertionError(errors.size() + " unexpected failures", errors.peek());
+            for (int i = 0; i < n; i++) {
+                assertTrue(deleted[i] != deletedPrivately[i], "slice " + i + ": both deletes succeeded: " + deleted[i]);
+            }
+        }
+    }
+
+    enum Scheme {
+        NOVA(a -> new Nova(a, 64)),
+        EPOCH(a -> new EpochSomar(a, 64)),
+        HAZARD_ERAS(a -> new HazardErasSomar(a, 64)),
+        GROW_ONLY(GrowOnlySomar::new);
+
+        final Function<FloeAllocator, Somar> make;
+
+        Scheme(Function<FloeAllocator, Somar> make) {
+            this.make = make;
         }
     }
 }
