@@ -2,6 +2,7 @@ package dev.floe.reclaim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.memory.FloeAllocator;
@@ -190,6 +191,37 @@ class SomarApiReviewTest {
             for (int i = 0; i < n; i++) {
                 assertTrue(deleted[i] != deletedPrivately[i], "slice " + i + ": both deletes succeeded: " + deleted[i]);
             }
+        }
+    }
+
+    /**
+     * A reader or writer that throws on a live slice: the exception reaches the caller, no
+     * announcement is left behind (the slice is freed once deleted), and the slice stays usable.
+     * (Checked in review; it held for every scheme.)
+     */
+    @ParameterizedTest
+    @EnumSource(value = Scheme.class, names = {"NOVA", "EPOCH", "HAZARD_ERAS"})
+    void aThrowingCallbackLeavesNoAnnouncementAndTheSliceUsable(Scheme scheme) {
+        try (FloeAllocator alloc = NovaTestSupport.open(RegionMode.MAPPED)) {
+            RetiringSomar somar = (RetiringSomar) scheme.make.apply(alloc);
+            long p = somar.allocate(16);
+            put(somar, p, 3);
+            assertThrows(IllegalStateException.class, () -> somar.write(p, (s, x) -> {
+                throw new IllegalStateException("writer");
+            }, null));
+            assertThrows(IndexOutOfBoundsException.class, () -> somar.write(p, (s, x) -> {
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, 1L); // past the slice
+                return null;
+            }, null));
+            assertThrows(IllegalStateException.class, () -> somar.read(p, s -> {
+                throw new IllegalStateException("reader");
+            }));
+            assertEquals(0, somar.slots.snapshot().length, "an announcement outlived its access");
+            assertEquals(3L, get(somar, p));
+            assertTrue(somar.delete(p));
+            somar.reclaimNow();
+            assertEquals(0, somar.waitingSlices());
+            assertEquals(0, NovaTestSupport.liveBytes(alloc));
         }
     }
 
