@@ -90,13 +90,25 @@ public final class ManualHeap {
     private final long offsetMask;
     private final long maxObjectBytes;
 
+    /**
+     * A heap on {@code allocator} with the {@link Config#defaults()}.
+     *
+     * @throws IllegalStateException if the allocator is closed
+     */
     public ManualHeap(FloeAllocator allocator) {
         this(allocator, Config.defaults());
     }
 
+    /**
+     * A heap on {@code allocator} tuned by {@code config}.
+     *
+     * @throws IllegalStateException if the allocator is closed (as Nova's constructors: a heap on
+     *                               it could only fail)
+     */
     public ManualHeap(FloeAllocator allocator, Config config) {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         Objects.requireNonNull(config, "config");
+        checkOpen();
         this.offsetBits = 64 - Long.numberOfLeadingZeros(allocator.region().size() - 1);
         this.offsetMask = (1L << offsetBits) - 1;
         this.maxObjectBytes = Math.min(allocator.maxAllocation(), (1L << (63 - offsetBits)) - 1);

@@ -105,5 +105,7 @@ class ManualApiReviewTest {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> heap.create(8));
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> heap.createInto(empty, 8, (byte) 0));
         assertTrue(empty.isEmpty());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> new ManualHeap(alloc),
+                "a heap on a closed allocator (Nova's constructors refuse one too)");
     }
 }
