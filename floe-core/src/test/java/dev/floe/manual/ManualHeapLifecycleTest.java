@@ -9,10 +9,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Findings of an API review of {@code dev.floe.manual}: each test is the smallest program that
- * showed a difference between what the documentation promises and what the code did.
+ * A heap's life around its threads and its allocator: records of ended threads are dropped even
+ * when nothing is abandoned, an ended thread's open shield stops protecting, and after the
+ * allocator's close every operation that would hand it an object or take a shield fails alike
+ * and changes nothing.
  */
-class ManualApiReviewTest {
+class ManualHeapLifecycleTest {
     private FloeAllocator alloc;
     private ManualHeap heap;
 

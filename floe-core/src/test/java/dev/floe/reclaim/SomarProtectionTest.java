@@ -16,10 +16,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Findings of an API review of {@code dev.floe.reclaim}: each test is the smallest program that
- * showed a difference between what the Javadoc promises and what the code did.
+ * What keeps a slice from being freed under an access, or retired twice: announcements of every
+ * instance of a scheme on one allocator protect against the drains of all of them, a
+ * {@code delete} racing a {@code deletePrivate} of the same slice has one winner, and a throwing
+ * reader or writer leaves no announcement behind.
  */
-class SomarApiReviewTest {
+class SomarProtectionTest {
 
     /** Writes {@code value} at 0 of a private slice. */
     private static void put(Somar somar, long p, long value) {
@@ -197,7 +199,6 @@ class SomarApiReviewTest {
     /**
      * A reader or writer that throws on a live slice: the exception reaches the caller, no
      * announcement is left behind (the slice is freed once deleted), and the slice stays usable.
-     * (Checked in review; it held for every scheme.)
      */
     @ParameterizedTest
     @EnumSource(value = Scheme.class, names = {"NOVA", "EPOCH", "HAZARD_ERAS"})
