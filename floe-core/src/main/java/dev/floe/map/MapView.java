@@ -24,9 +24,10 @@ import java.util.function.Function;
  * <p>Atomicity: {@code compute}, {@code computeIfPresent}, {@code merge}, {@code replace} and the
  * conditional {@code remove} run under the value's lock, so their function sees the current value
  * and no other update interleaves; the functions must not update the same key of this map (they
- * would wait for their own lock). On an absent key, {@code compute}, {@code computeIfAbsent} and
- * {@code merge} insert with putIfAbsent and retry if another insert wins, so the function may run
- * more than once, as ConcurrentMap allows. Whatever user code throws under the lock (a function,
+ * would wait for their own lock), but may read it (a get, a scan over it): they see the value as
+ * it was before the update, as in ConcurrentSkipListMap. On an absent key, {@code compute},
+ * {@code computeIfAbsent} and {@code merge} insert with putIfAbsent and retry if another insert
+ * wins, so the function may run more than once, as ConcurrentMap allows. Whatever user code throws under the lock (a function,
  * a serializer, an {@code equals}, also an Error) propagates and releases the lock.
  *
  * <p>A put (replace, compute, merge, replaceAll) of a present key writes the new value into the
@@ -247,7 +248,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
             if (key == null) continue;
             core.doIfPresent(key, (s, lw) -> {
                 V old = deserializeLocked(s, lw);
-                V nv = fn.apply(key, old);
+                V nv = applyHolding(s, () -> fn.apply(key, old));
                 if (nv == null) {
                     core.values.unlock(s, ValueSlices.length(lw));
                     throw new NullPointerException("replaceAll function returned null");
@@ -294,12 +295,26 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         }
     }
 
+    /**
+     * Runs a user function under the lock {@code s} holds, letting it read the locked value (a
+     * {@code get} of the same key, a scan over it) instead of waiting for its own lock forever
+     * ({@link ValueSlices#beginUserCode}); it sees the value as it was before the update.
+     */
+    private V applyHolding(WriteScope s, java.util.function.Supplier<? extends V> fn) {
+        Object token = core.values.beginUserCode(s);
+        try {
+            return fn.get();
+        } finally {
+            core.values.endUserCode(token);
+        }
+    }
+
     /** Remaps a locked value: null removes it, else it is replaced; returns the new value. */
     private V applyLocked(K key, WriteScope s, long lw, BiFunction<? super K, ? super V, ? extends V> fn) {
         V old = deserializeLocked(s, lw);
         V nv;
         try {
-            nv = fn.apply(key, old);
+            nv = applyHolding(s, () -> fn.apply(key, old));
         } catch (RuntimeException | Error e) {
             core.values.unlock(s, ValueSlices.length(lw));
             throw e;

@@ -226,7 +226,7 @@ final class ValueSlices {
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
             if ((lw & (REMOVED | MOVED)) != 0) return GONE;
-            if ((lw & LOCKED) != 0) {
+            if ((lw & LOCKED) != 0 && !heldByUserCode(ptr)) {
                 backOff(spins);
                 continue;
             }
@@ -255,7 +255,7 @@ final class ValueSlices {
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
             if ((lw & (REMOVED | MOVED)) != 0) throw GONE_SIGNAL;
-            if ((lw & LOCKED) != 0) {
+            if ((lw & LOCKED) != 0 && !heldByUserCode(ptr)) {
                 backOff(spins);
                 continue;
             }
@@ -470,6 +470,44 @@ final class ValueSlices {
             }
             backOff(spins);
         }
+    }
+
+    /**
+     * The values whose lock this thread holds while it runs user code under the lock (a legacy
+     * compute function), innermost first. Reads ({@link #read}, {@link #readBits}) of such a
+     * value by this thread do not wait for the lock, which they would do forever: the function
+     * may read the map, the key it computes included, and sees the value the lock holds, as
+     * ConcurrentSkipListMap's functions see the current mapping. Its bytes are stable: the holder
+     * writes only after the user code returns, and the holder is this thread. Other threads never
+     * see these entries; a key of two fields, the map's slices and the slice, because two maps
+     * with their own allocators can use the same slice offsets.
+     */
+    private static final ThreadLocal<HeldForUserCode> HELD = new ThreadLocal<>();
+
+    /** One value locked by this thread while user code runs; {@code outer}: the enclosing one. */
+    private record HeldForUserCode(ValueSlices values, long ptr, HeldForUserCode outer) {}
+
+    /**
+     * Marks the value {@code scope} holds as readable by this thread without waiting, until
+     * {@link #endUserCode} with the returned token (the enclosing marks, restored then).
+     */
+    Object beginUserCode(WriteScope scope) {
+        HeldForUserCode outer = HELD.get();
+        HELD.set(new HeldForUserCode(this, scope.ptr, outer));
+        return outer;
+    }
+
+    /** Ends {@link #beginUserCode}: restores the marks it returned. */
+    void endUserCode(Object token) {
+        HELD.set((HeldForUserCode) token);
+    }
+
+    /** Whether this thread holds {@code ptr}'s lock while it runs user code ({@link #beginUserCode}). */
+    private boolean heldByUserCode(long ptr) {
+        for (HeldForUserCode h = HELD.get(); h != null; h = h.outer) {
+            if (h.values == this && h.ptr == ptr) return true;
+        }
+        return false;
     }
 
     /** Unlocks after a write that left {@code length} value bytes (release: the writes first). */

@@ -1,0 +1,98 @@
+package dev.floe.map;
+
+import static dev.floe.map.OakMapContractTest.newMap;
+import static dev.floe.map.OakMapContractTest.same;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Contract details of the legacy API found in review, pinned against ConcurrentSkipListMap.
+ */
+class MapViewContractReviewTest {
+    /** Runs {@code op} in another thread and fails if it does not end soon (a wait for the caller's own lock spins forever). */
+    private static <T> T soon(String what, Supplier<T> op) {
+        return assertTimeoutPreemptively(Duration.ofSeconds(5), op::get, what + ": waits for its own lock");
+    }
+
+    /** What the functions read: the key being computed, and scans that pass over it. */
+    private static Map<String, Function<ConcurrentNavigableMap<Long, Long>, Object>> reads() {
+        Map<String, Function<ConcurrentNavigableMap<Long, Long>, Object>> reads = new LinkedHashMap<>();
+        reads.put("get", x -> x.get(5L));
+        reads.put("getOrDefault", x -> x.getOrDefault(5L, -1L));
+        reads.put("ceilingEntry", x -> x.ceilingEntry(5L));
+        reads.put("toString", Object::toString);
+        reads.put("values", x -> new ArrayList<>(x.values()));
+        reads.put("containsValue", x -> x.containsValue(50L));
+        reads.put("subMap.entrySet", x -> new ArrayList<>(x.subMap(4L, 7L).entrySet()));
+        reads.put("descending entries", x -> new ArrayList<>(x.descendingMap().entrySet()));
+        return reads;
+    }
+
+    /** Runs an update of key 5 whose function reads the map; returns its result, what the function read and the map after. */
+    private static Object update(String op, ConcurrentNavigableMap<Long, Long> x, Function<ConcurrentNavigableMap<Long, Long>, Object> read) {
+        List<Object> seen = new ArrayList<>();
+        Object r = switch (op) {
+            case "computeIfPresent" -> x.computeIfPresent(5L, (k, v) -> { seen.add(read.apply(x)); return v + 1; });
+            case "compute" -> x.compute(5L, (k, v) -> { seen.add(read.apply(x)); return v + 1; });
+            case "compute to null" -> x.compute(5L, (k, v) -> { seen.add(read.apply(x)); return null; });
+            case "merge" -> x.merge(5L, 1L, (a, b) -> { seen.add(read.apply(x)); return a + b; });
+            default -> {
+                x.replaceAll((k, v) -> { if (k == 5L) seen.add(read.apply(x)); return v + 1; });
+                yield null;
+            }
+        };
+        return r + " " + seen + " " + x;
+    }
+
+    /**
+     * Map.compute's contract forbids a function to modify the map, not to read it; the skip list's
+     * functions read the current mapping. Oak's run under the value's lock, and a read of that
+     * value (a get of the same key, a scan over it) waited for the lock its own thread held: forever.
+     */
+    @Test
+    void computeFunctionsMayReadTheKeyTheyComputeLikeSkipList() {
+        for (var read : reads().entrySet()) {
+            for (String op : List.of("computeIfPresent", "compute", "compute to null", "merge", "replaceAll")) {
+                try (OakMap<Long, Long> m = newMap(4)) {
+                    ConcurrentSkipListMap<Long, Long> o = new ConcurrentSkipListMap<>();
+                    for (long k = 0; k < 10; k++) {
+                        m.put(k, k * 10);
+                        o.put(k, k * 10);
+                    }
+                    String w = op + " reading " + read.getKey();
+                    same(w, () -> update(op, o, read.getValue()), () -> soon(w, () -> update(op, m, read.getValue())));
+                    assertEquals(o, m, w);
+                }
+            }
+        }
+    }
+
+    /**
+     * A function that computes another key whose function reads the first key (nested locks), and
+     * a zero-copy read of the key from inside a legacy function, do not wait for themselves either.
+     */
+    @Test
+    void nestedComputesAndZeroCopyReadsInsideAFunctionSeeTheHeldValues() {
+        try (OakMap<Long, Long> m = newMap(4)) {
+            for (long k = 0; k < 10; k++) m.put(k, k * 10);
+            Long r = soon("nested", () -> m.compute(2L, (k, v) -> v + m.compute(3L, (k2, v2) -> v2 + m.get(2L))));
+            assertEquals(20L + 30L + 20L, r);
+            assertEquals(50L, m.get(3L));
+            assertEquals(70L, m.get(2L));
+            Long z = soon("zero-copy read", () -> m.computeIfPresent(4L, (k, v) -> v + m.zc().get(4L).getLong(0)));
+            assertEquals(80L, z);
+            // after the function the value is locked again only by writers: other threads still wait as before
+            assertEquals(80L, soon("after", () -> m.get(4L)));
+        }
+    }
+}
