@@ -248,7 +248,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
             if (key == null) continue;
             core.doIfPresent(key, (s, lw) -> {
                 V old = deserializeLocked(s, lw);
-                V nv = applyHolding(s, () -> fn.apply(key, old));
+                V nv = applyHolding(s, fn, key, old);
                 if (nv == null) {
                     core.values.unlock(s, ValueSlices.length(lw));
                     throw new NullPointerException("replaceAll function returned null");
@@ -300,10 +300,10 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
      * {@code get} of the same key, a scan over it) instead of waiting for its own lock forever
      * ({@link ValueSlices#beginUserCode}); it sees the value as it was before the update.
      */
-    private V applyHolding(WriteScope s, java.util.function.Supplier<? extends V> fn) {
+    private V applyHolding(WriteScope s, BiFunction<? super K, ? super V, ? extends V> fn, K key, V old) {
         Object token = core.values.beginUserCode(s);
         try {
-            return fn.get();
+            return fn.apply(key, old);
         } finally {
             core.values.endUserCode(token);
         }
@@ -314,7 +314,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         V old = deserializeLocked(s, lw);
         V nv;
         try {
-            nv = applyHolding(s, () -> fn.apply(key, old));
+            nv = applyHolding(s, fn, key, old);
         } catch (RuntimeException | Error e) {
             core.values.unlock(s, ValueSlices.length(lw));
             throw e;
