@@ -24,8 +24,10 @@ import java.util.function.Function;
  * <p>Atomicity: {@code compute}, {@code computeIfPresent}, {@code merge}, {@code replace} and the
  * conditional {@code remove} run under the value's lock, so their function sees the current value
  * and no other update interleaves; the functions must not update the same key of this map (they
- * would wait for their own lock), but may read it (a get, a scan over it): they see the value as
- * it was before the update, as in ConcurrentSkipListMap. On an absent key, {@code compute},
+ * would wait for their own lock), but may read it in their own thread (a get, a scan over it):
+ * they see the value as it was before the update, as in ConcurrentSkipListMap. Another thread's
+ * read of the key waits until the update ends, so a function must not wait for one (a parallel
+ * stream over the map, a task it joins). On an absent key, {@code compute},
  * {@code computeIfAbsent} and {@code merge} insert with putIfAbsent and retry if another insert
  * wins, so the function may run more than once, as ConcurrentMap allows. Whatever user code throws under the lock (a function,
  * a serializer, an {@code equals}, also an Error) propagates and releases the lock.
