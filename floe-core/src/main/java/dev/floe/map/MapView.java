@@ -240,11 +240,17 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         }
     }
 
+    /**
+     * Replaces each value of this view by {@code fn}'s result, calling it in this view's order
+     * (descending on a descending view), as ConcurrentSkipListMap's views do (entry-set order):
+     * that order shows to a function with side effects, and in which values a function that
+     * throws has already replaced.
+     */
     @Override
     public void replaceAll(BiFunction<? super K, ? super V, ? extends V> fn) {
         Objects.requireNonNull(fn);
         core.checkOpen();
-        Cursor c = new Cursor(core, range.ascending());
+        Cursor c = new Cursor(core, range);
         while (c.advance()) {
             K key = core.keys.deserialize(c.keyPtr);
             if (key == null) continue;

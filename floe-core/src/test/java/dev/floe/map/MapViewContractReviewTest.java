@@ -95,4 +95,48 @@ class MapViewContractReviewTest {
             assertEquals(80L, soon("after", () -> m.get(4L)));
         }
     }
+
+    /**
+     * replaceAll calls its function in the view's order, as the skip list's descending views do
+     * (ConcurrentMap.replaceAll goes through forEach, in entry-set order): an order-dependent
+     * function (a running sum here), and which values a function that throws midway has replaced
+     * already, are the skip list's. Oak's views went in ascending key order whatever their direction.
+     */
+    @Test
+    void replaceAllFollowsTheViewsOrderLikeSkipList() {
+        try (OakMap<Long, Long> m = newMap(4)) {
+            ConcurrentSkipListMap<Long, Long> o = new ConcurrentSkipListMap<>();
+            for (long k = 0; k < 20; k++) {
+                m.put(k, k);
+                o.put(k, k);
+            }
+            List<Function<ConcurrentNavigableMap<Long, Long>, ConcurrentNavigableMap<Long, Long>>> views = List.of(
+                    x -> x, ConcurrentNavigableMap::descendingMap, x -> x.subMap(3L, 15L).descendingMap(),
+                    x -> x.descendingMap().headMap(8L, true));
+            for (int i = 0; i < views.size(); i++) {
+                var view = views.get(i);
+                same("view " + i + ": running sum", o, m, x -> {
+                    List<Long> calls = new ArrayList<>();
+                    long[] sum = {0};
+                    view.apply(x).replaceAll((k, v) -> {
+                        calls.add(k);
+                        return sum[0] += v;
+                    });
+                    return calls + " " + x;
+                });
+                same("view " + i + ": throws at the third call", o, m, x -> {
+                    int[] n = {0};
+                    try {
+                        view.apply(x).replaceAll((k, v) -> {
+                            if (++n[0] == 3) throw new IllegalStateException("third");
+                            return v + 1000;
+                        });
+                    } catch (IllegalStateException expected) {
+                        // the values replaced before it stay
+                    }
+                    return x.toString();
+                });
+            }
+        }
+    }
 }
