@@ -16,9 +16,11 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract details of the legacy API found in review, pinned against ConcurrentSkipListMap.
+ * The legacy API's user functions against ConcurrentSkipListMap: a compute, merge or replaceAll
+ * function may read the map, the key it updates included (it sees the value before the update),
+ * and replaceAll calls its function in the view's order.
  */
-class MapViewContractReviewTest {
+class MapFunctionContractTest {
     /** Runs {@code op} in another thread and fails if it does not end soon (a wait for the caller's own lock spins forever). */
     private static <T> T soon(String what, Supplier<T> op) {
         return assertTimeoutPreemptively(Duration.ofSeconds(5), op::get, what + ": waits for its own lock");

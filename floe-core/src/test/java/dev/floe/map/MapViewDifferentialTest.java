@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ClassCastException for a key of another type is compared only on non-empty views (the skip list
  * compares nothing on an empty one; the contract makes the exception optional).
  */
-class MapViewDifferentialReviewTest {
+class MapViewDifferentialTest {
     static final int KEYS = 40;
 
     static Object out(Supplier<?> s) {
