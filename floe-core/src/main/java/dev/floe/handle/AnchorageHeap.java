@@ -69,6 +69,11 @@ public final class AnchorageHeap implements HandleService {
     private final AtomicLong committed = new AtomicLong();
     private final AtomicLong live = new AtomicLong();
     private final AtomicLong serials = new AtomicLong();
+    /**
+     * Set by {@link #close()}: no chunk is carved any more. Read only where a chunk would be
+     * carved or an offset is not found, never on the path that reserves a block in a listed chunk.
+     */
+    private volatile boolean closed;
     /** Whether a {@link HandleSpace} uses this heap (one space per heap: its close frees everything). */
     private final java.util.concurrent.atomic.AtomicBoolean attached = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -132,8 +137,13 @@ public final class AnchorageHeap implements HandleService {
         return carve(h, c, id);
     }
 
-    /** A fresh chunk for class {@code c}, its first block taken for {@code id}; that block's offset. */
+    /**
+     * A fresh chunk for class {@code c}, its first block taken for {@code id}; that block's offset.
+     * A closed heap carves nothing: a chunk carved after {@link #close()} (a defragmentation pass
+     * still copying when its space closed) was never given back to the allocator.
+     */
     private long carve(ClassHeap h, int c, int id) {
+        if (closed) throw closedException();
         long base = allocator.allocate(chunkSize);
         AreaChunk ch = new AreaChunk(base, c, SizeClasses.blockSize(c), chunkSize, serials.incrementAndGet());
         long off = ch.claim(id); // the chunk starts with one block reserved for its carver
@@ -165,6 +175,7 @@ public final class AnchorageHeap implements HandleService {
     private AreaChunk chunkOf(long offset) {
         Map.Entry<Long, AreaChunk> e = byOffset.floorEntry(offset);
         if (e == null || offset >= e.getKey() + chunkSize) {
+            if (closed) throw closedException(); // close gave every chunk back
             throw new IllegalArgumentException("offset " + offset + " is not in the handle area");
         }
         return e.getValue();
@@ -269,8 +280,17 @@ public final class AnchorageHeap implements HandleService {
         return SizeClasses.COUNT;
     }
 
+    private IllegalStateException closedException() {
+        return new IllegalStateException("the AnchorageHeap is closed");
+    }
+
+    /**
+     * Gives every chunk back to the allocator, whatever it holds. Afterwards {@link #allocate},
+     * {@link #free} and {@link #usableSize} throw {@link IllegalStateException}; the counters read 0.
+     */
     @Override
     public void close() {
+        closed = true; // before the chunks go: a carve that checks after this carves nothing
         for (ClassHeap h : classes) {
             for (AreaChunk ch : h.chunks) {
                 if (ch.forceRelease()) allocator.free(ch.offset);

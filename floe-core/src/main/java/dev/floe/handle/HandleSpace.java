@@ -457,6 +457,11 @@ public final class HandleSpace implements AutoCloseable {
         return id;
     }
 
+    /** Whether {@link #close()} was called (the defragmenter's loop ends then). */
+    boolean isClosed() {
+        return closed;
+    }
+
     /** @throws IllegalStateException if the space is closed */
     void ensureOpen() {
         if (closed) throw new IllegalStateException("handle space is closed");
