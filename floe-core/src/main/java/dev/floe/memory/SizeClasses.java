@@ -46,13 +46,30 @@ public final class SizeClasses {
 
     private SizeClasses() {}
 
-    /** The class serving a request of {@code size} bytes, {@code 1 <= size <= MAX_SMALL}. */
+    /**
+     * The class serving a request of {@code size} bytes.
+     *
+     * @throws IllegalArgumentException if {@code size} is not in [1, {@link #MAX_SMALL}] (the
+     *                                  table has no entry for it: a size of 0, a negative one or
+     *                                  one that wraps past {@code Long.MAX_VALUE} read entry 0 and
+     *                                  got class 0 silently)
+     */
     public static int classOf(long size) {
+        if (size <= 0 || size > MAX_SMALL) {
+            throw new IllegalArgumentException("request size " + size + " is not in [1, " + MAX_SMALL + "]");
+        }
         return SizeClassTable.STANDARD.classOf(size);
     }
 
-    /** Block size of class {@code sizeClass}. */
+    /**
+     * Block size of class {@code sizeClass}.
+     *
+     * @throws IllegalArgumentException if {@code sizeClass} is not in [0, {@link #COUNT})
+     */
     public static int blockSize(int sizeClass) {
+        if (sizeClass < 0 || sizeClass >= COUNT) {
+            throw new IllegalArgumentException("size class " + sizeClass + " is not in [0, " + COUNT + ")");
+        }
         return BLOCK_SIZE[sizeClass];
     }
 }
