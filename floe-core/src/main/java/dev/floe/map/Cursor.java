@@ -359,7 +359,10 @@ final class Cursor {
         while (true) {
             Chunk c = map.locate(lo);
             int r = c.search(keys, lo);
-            if (r == Chunk.RETRY) continue;
+            if (r == Chunk.RETRY) {
+                map.retryUnlessClosed();
+                continue;
+            }
             chunk = c;
             if (r > 0) entry = range.loInclusive() ? r : c.next(r);
             else entry = c.next(-r - 1);
@@ -425,6 +428,7 @@ final class Cursor {
             int s = c.prefixFloor(keys, bound, inclusive);
             if (s == Chunk.RETRY) {
                 // c was replaced and its keys retired: look again
+                map.retryUnlessClosed();
                 if (exclusiveCeiling != null) c = map.chunkBefore(exclusiveCeiling);
                 else c = bound == null ? map.lastChunk() : map.locate(bound);
                 continue;

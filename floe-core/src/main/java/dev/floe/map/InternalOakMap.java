@@ -106,6 +106,19 @@ final class InternalOakMap<K, V> {
         }
     }
 
+    /**
+     * Called before a search starts again because a key it compared with was retired (a
+     * rebalance replaced the chunk): throws if the map is closed. The close of a map on a shared
+     * allocator deletes every key and freezes every chunk without replacing it, so from then on
+     * every comparison with a stored key answers RETRY: a search loop without this check would
+     * spin forever (found by {@code ZeroCopyContractTest}, a close racing a computeIfPresent).
+     * Only on the retry path, so a search that succeeds pays nothing; the opaque read sees the
+     * close eventually (see {@link #checkOpen}).
+     */
+    void retryUnlessClosed() {
+        checkOpen();
+    }
+
     // ---- locating ------------------------------------------------------------------------------
 
     /** The chunk whose range holds {@code probe} (not replaced when it was looked at). */
@@ -177,7 +190,10 @@ final class InternalOakMap<K, V> {
         while (true) {
             Chunk c = locate(probe);
             int r = c.search(keys, probe);
-            if (r == Chunk.RETRY) continue;
+            if (r == Chunk.RETRY) {
+                retryUnlessClosed();
+                continue;
+            }
             long v = r > 0 ? c.value(r) : 0;
             return Chunk.holdsValue(v) ? v : 0;
         }
@@ -204,11 +220,17 @@ final class InternalOakMap<K, V> {
                 long v = c.value(r); // acquire: the slice was initialised before v was published
                 long lw = Chunk.holdsValue(v) ? values.lockWordAcquire(v) : 0;
                 int cmp = keys.compare(probe, c.key(r));
-                if (cmp == KeySlices.RETRY) continue; // c was replaced and r's key retired
+                if (cmp == KeySlices.RETRY) { // c was replaced and r's key retired
+                    retryUnlessClosed();
+                    continue;
+                }
                 if (cmp == 0 && ValueSlices.isPresent(lw) && values.stillLive(v)) return new ValueBuffer(this, v, lw);
                 if (cmp != 0) r = c.search(keys, probe); // another key with the same prefix
             }
-            if (r == Chunk.RETRY) continue;
+            if (r == Chunk.RETRY) {
+                retryUnlessClosed();
+                continue;
+            }
             long p = r > 0 ? c.value(r) : 0;
             if (!Chunk.holdsValue(p)) return null; // none, or marked removed: absent when read
             long lw = values.snapshot(p);

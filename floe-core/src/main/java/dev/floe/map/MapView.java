@@ -60,8 +60,15 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         return range == KeyRange.ALL;
     }
 
+    /**
+     * Whether {@code key} lies in this view's range. A key outside it first checks that the map is
+     * open, so that a closed map refuses every use of a view made before the close, also with a
+     * key outside the view (a key inside reaches the operation's own check).
+     */
     final boolean inRange(Object key) {
-        return isRoot() || range.contains(core.keys, key);
+        if (isRoot() || range.contains(core.keys, key)) return true;
+        core.checkOpen();
+        return false;
     }
 
     @SuppressWarnings("unchecked")

@@ -30,7 +30,9 @@ import java.util.Objects;
  * are fine. {@link Builder#nova} shares another one; {@link Builder#budget} gives the map an
  * allocator of its own limited to that many bytes: past it, updates throw
  * {@link dev.floe.memory.FloeOutOfMemoryException} and change nothing. {@link #close()} releases
- * the map's off-heap memory; a map dropped without close is released by a {@link Cleaner}.
+ * the map's off-heap memory; a map dropped without close is released by a {@link Cleaner}. Its
+ * views and their iterators keep it reachable; its buffers ({@link OakReadBuffer}) do not: one
+ * read after the map became unreachable (and was released) throws {@link IllegalStateException}.
  */
 public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();

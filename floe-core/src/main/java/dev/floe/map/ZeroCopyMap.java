@@ -36,8 +36,11 @@ public final class ZeroCopyMap<K, V> {
         this.range = range;
     }
 
+    /** Whether {@code key} lies in this view's range; one outside it checks the map is open (see {@link MapView#inRange}). */
     private boolean inRange(Object key) {
-        return range == KeyRange.ALL || range.contains(core.keys, key);
+        if (range == KeyRange.ALL || range.contains(core.keys, key)) return true;
+        core.checkOpen();
+        return false;
     }
 
     private K checkPutKey(K key) {
@@ -198,7 +201,7 @@ public final class ZeroCopyMap<K, V> {
 
         @Override
         public Iterator<T> iterator() {
-            return new BufferIterator<>(map.core, map.range, kind, stream);
+            return new BufferIterator<>(map, kind, stream);
         }
 
         @Override
@@ -223,7 +226,13 @@ public final class ZeroCopyMap<K, V> {
         }
     }
 
+    /**
+     * An iterator over a view's buffers. It holds the view, and through it the {@link OakMap}, as
+     * the legacy views' iterators do: a scan of a map that nothing else references must not find
+     * it closed halfway by its {@code Cleaner} (only {@link #core} is read on the way).
+     */
     private static final class BufferIterator<T> implements Iterator<T> {
+        private final ZeroCopyMap<?, ?> view;
         private final InternalOakMap<?, ?> core;
         private final Cursor cursor;
         private final Kind kind;
@@ -234,10 +243,12 @@ public final class ZeroCopyMap<K, V> {
         private boolean ready, hasNext;
         private long lastKey;
 
-        BufferIterator(InternalOakMap<?, ?> core, KeyRange range, Kind kind, boolean stream) {
+        BufferIterator(ZeroCopyMap<?, ?> view, Kind kind, boolean stream) {
+            InternalOakMap<?, ?> core = view.core;
             core.checkOpen();
+            this.view = view;
             this.core = core;
-            this.cursor = new Cursor(core, range);
+            this.cursor = new Cursor(core, view.range);
             this.kind = kind;
             this.stream = stream;
             this.keyBuffer = stream ? new KeyBuffer(core, 0) : null;
