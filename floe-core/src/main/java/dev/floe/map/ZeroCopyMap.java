@@ -43,6 +43,34 @@ public final class ZeroCopyMap<K, V> {
         return false;
     }
 
+    /**
+     * The key {@code o} holds if it is a buffer other than a value buffer, deserialized with this
+     * map's key serializer; null if it is not such a buffer or its key was removed meanwhile
+     * ({@link RemovedValueException}).
+     */
+    private K keyIn(Object o) {
+        if (!(o instanceof OakReadBuffer b) || o instanceof ValueBuffer) return null; // a value is no key
+        try {
+            return b.transform(core.keys.serializer::deserialize);
+        } catch (RemovedValueException gone) {
+            return null;
+        }
+    }
+
+    /** Whether this view maps the key buffer {@code o} holds ({@link #keySet()}'s membership). */
+    private boolean containsKeyIn(Object o) {
+        K key = keyIn(o);
+        if (key == null || !inRange(key)) return false;
+        core.checkOpen();
+        return core.liveValue(key) != 0;
+    }
+
+    /** Removes the key buffer {@code o} holds from this view ({@link #keySet()}'s membership). */
+    private boolean removeKeyIn(Object o) {
+        K key = keyIn(o);
+        return key != null && remove(key);
+    }
+
     private K checkPutKey(K key) {
         Objects.requireNonNull(key, "null keys are not allowed");
         if (!inRange(key)) throw new IllegalArgumentException("key out of range");
@@ -150,7 +178,15 @@ public final class ZeroCopyMap<K, V> {
         return range == KeyRange.ALL ? root.size() : new MapView<>(root, core, range).size();
     }
 
-    /** Keys as buffers, a new buffer per key. */
+    /**
+     * Keys as buffers, a new buffer per key. Membership is by key, as in a map's key set:
+     * {@code contains(b)} and {@code remove(b)} take the key a buffer holds (deserialized with the
+     * map's key serializer: a key buffer of this map or of another one with the same key format) and
+     * look it up in this view, so {@code removeAll} and {@code retainAll} with another key-buffer
+     * set of the map work as they would on keys; a buffer of a key removed meanwhile, a value
+     * buffer, or an object that is not a buffer, is in no key set. (A buffer's own {@code equals} is identity; so it is
+     * for {@link #values()} and {@link #entrySet()}, whose values are not unique.)
+     */
     public Set<OakReadBuffer> keySet() {
         return new BufferSet<>(this, Kind.KEYS, false);
     }
@@ -165,7 +201,7 @@ public final class ZeroCopyMap<K, V> {
         return new BufferSet<>(this, Kind.ENTRIES, false);
     }
 
-    /** Keys through one buffer per iterator, re-pointed at each key. */
+    /** Keys through one buffer per iterator, re-pointed at each key; membership by key as in {@link #keySet()}. */
     public Set<OakReadBuffer> keyStreamSet() {
         return new BufferSet<>(this, Kind.KEYS, true);
     }
@@ -183,7 +219,8 @@ public final class ZeroCopyMap<K, V> {
     private enum Kind { KEYS, VALUES, ENTRIES }
 
     /**
-     * A set of buffers over the view: iterated, counted, cleared; no add, as any map view. Its
+     * A set of buffers over the view: iterated, counted, cleared, and for keys looked up and
+     * removed by key ({@link #keySet()}); no add, as any map view. Its
      * spliterator is weakly consistent like the legacy views' (CONCURRENT, ORDERED, NONNULL, never
      * SIZED; DISTINCT unless a stream set, which hands out one buffer again and again).
      */
@@ -208,6 +245,16 @@ public final class ZeroCopyMap<K, V> {
         public Spliterator<T> spliterator() {
             int c = ViewIterator.VALUE_CHARACTERISTICS | (stream ? 0 : Spliterator.DISTINCT);
             return ViewIterator.spliterator(iterator(), c, null);
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return kind == Kind.KEYS ? map.containsKeyIn(o) : super.contains(o);
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            return kind == Kind.KEYS ? map.removeKeyIn(o) : super.remove(o);
         }
 
         @Override
