@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -196,6 +197,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         List<Planned> plan = plan(new BenchOptions(mode(), impls, threads, duration, warmup, runs, gcs, heaps, offheaps));
+        Path dir = out != null ? out : suite == null ? DEFAULT_OUT : null;
+        refuseUnwritableOutputs(dir);
 
         SuiteRunner runner = new SuiteRunner(Progress.forConsole());
         List<String> failed = new ArrayList<>();
@@ -206,7 +209,6 @@ public final class BenchCommand implements Callable<Integer> {
                 host.stop());
         RunData run = RunData.of(report.toJson());
         stdout.print(ConsoleSummary.render(run));
-        Path dir = out != null ? out : suite == null ? DEFAULT_OUT : null;
         if (dir != null) {
             ReportFolder.Written w = ReportFolder.write(report, reproduceCommand(), BenchCommand::description, dir);
             stdout.println("wrote " + w.results());
@@ -252,6 +254,11 @@ public final class BenchCommand implements Callable<Integer> {
                 stdout.print(ConsoleReport.render(r, p.suite().description()));
             } catch (BenchmarkException e) {
                 System.err.println("floe bench: " + p.suite().name() + " failed: " + e.getMessage());
+                failed.add(p.suite().name());
+            } catch (RuntimeException e) {
+                // A defect rather than a failed run, but it must not take the other suites with it.
+                System.err.println("floe bench: " + p.suite().name() + " failed: " + e);
+                e.printStackTrace();
                 failed.add(p.suite().name());
             }
             stdout.flush();
@@ -302,6 +309,8 @@ public final class BenchCommand implements Callable<Integer> {
     private RunData readResults(Path file, String option) {
         try {
             return RunData.read(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ParameterException(spec.commandLine(), option + ": no such file: " + file, e);
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), option + ": cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -357,6 +366,11 @@ public final class BenchCommand implements Callable<Integer> {
                 if (!own.isEmpty()) plan.add(new Planned(s, resolve(s, usableBy(s, options.withImpls(own)))));
             }
         }
+        List<String> sizes = entrySizeOptionsGiven();
+        if (!sizes.isEmpty() && plan.stream().noneMatch(p -> p.suite().name().equals("map"))) {
+            throw new ParameterException(spec.commandLine(), String.join(" and ", sizes)
+                    + ": options of the map suite only, and --impl selects no map implementation");
+        }
         return plan;
     }
 
@@ -392,11 +406,63 @@ public final class BenchCommand implements Callable<Integer> {
         return modeChoice != null && modeChoice.full ? Mode.FULL : Mode.QUICK;
     }
 
+    /**
+     * The suite's settings, checked as far as they can be before anything runs: options, and what
+     * the suite would otherwise find out only when its turn comes ({@link SuiteRunner#check}:
+     * workload filters and other system properties, a selection that measures nothing).
+     */
     private Settings resolve(Suite s, BenchOptions options) {
         try {
-            return Settings.resolve(s, options);
+            Settings settings = Settings.resolve(s, options);
+            SuiteRunner.check(s, settings);
+            return settings;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+    }
+
+    /**
+     * Refuses, before anything runs, a {@code --json} file or report folder ({@code --out}, or
+     * the main job's {@code floe-report/}) that could not be written at the end: a run may take
+     * hours. Creates the folders that are missing, as writing them would.
+     */
+    private void refuseUnwritableOutputs(Path reportDir) {
+        List<String> problems = new ArrayList<>();
+        if (json != null) {
+            String why = Files.isDirectory(json) ? json + " is a folder" : unwritableFolder(json.toAbsolutePath().getParent());
+            if (why != null) problems.add("--json " + json + ": " + why);
+        }
+        if (reportDir != null) {
+            String why = unwritableFolder(reportDir);
+            if (why != null) problems.add((out != null ? "--out " : "report folder ") + reportDir + ": " + why);
+        }
+        if (!problems.isEmpty()) throw new ParameterException(spec.commandLine(), String.join("; ", problems));
+    }
+
+    /**
+     * Why files cannot be written in folder {@code dir} (created if missing), or null if they can:
+     * a probe file is created there and deleted.
+     */
+    static String unwritableFolder(Path dir) {
+        if (dir == null) return null;
+        Path abs = dir.toAbsolutePath();
+        for (Path p = abs; p != null; p = p.getParent()) {
+            if (Files.exists(p)) {
+                if (!Files.isDirectory(p)) return p + " is a file, not a folder";
+                break;
+            }
+        }
+        try {
+            Files.createDirectories(abs);
+        } catch (IOException e) {
+            return "cannot create folder " + abs + " (" + e + ")";
+        }
+        try {
+            Path probe = Files.createTempFile(abs, ".floe-write-check", ".tmp");
+            Files.delete(probe);
+        } catch (IOException e) {
+            return "cannot write in " + abs + " (" + e + ")";
+        }
+        return null;
     }
 }

@@ -45,4 +45,21 @@ class MainJobFailureTest {
         assertTrue(reports.stream().noneMatch(r -> r.suite().equals(failing)));
         assertTrue(out.toString().contains("== " + plan.getLast().suite().name()), "the last suite's summary was printed");
     }
+    @Test
+    void aSuiteThatThrowsUnexpectedlyIsAFailedSuiteNotTheEndOfTheJob() {
+        List<BenchCommand.Planned> plan = new ArrayList<>();
+        for (Suite s : SuiteRegistry.all()) {
+            plan.add(new BenchCommand.Planned(s, new Settings(Mode.QUICK, 0.05, 0.0, 1, List.of(1), s.impls())));
+        }
+        String failing = plan.get(0).suite().name();
+        List<String> failed = new ArrayList<>();
+        List<SuiteReport> reports = BenchCommand.runSuites(plan, (suite, settings) -> {
+            if (suite.name().equals(failing)) throw new IllegalStateException("a defect in the suite");
+            return new SuiteReport(suite.name(), Map.of("mode", "quick", "duration_s", 0.05, "warmup_s", 0.0, "runs", 1),
+                    List.of(), List.of(), List.of());
+        }, new PrintWriter(new StringWriter()), failed);
+
+        assertEquals(List.of(failing), failed);
+        assertEquals(SuiteRegistry.all().size() - 1, reports.size(), "the suites after it still ran");
+    }
 }

@@ -34,6 +34,37 @@ public final class SuiteRunner {
         this.progress = progress;
     }
 
+    /**
+     * Checks, before anything runs, what {@link #run} would otherwise find out only when it
+     * reaches this suite (in the main job, after the suites before it): the suite's cells
+     * (including a workload filter read from a system property, {@link WorkloadFilter}), that at
+     * least one selected implementation has runs in one of them, and that the suite's
+     * configuration and worker JVM options can be computed (system properties such as
+     * {@code floe.bench.map.range} are parsed there).
+     *
+     * @throws IllegalArgumentException with a message for the user when the suite would fail at
+     *                                  once or run nothing
+     */
+    public static void check(Suite suite, Settings settings) {
+        List<Cell> cells = suite.cells(settings);
+        if (cells.isEmpty()) throw new IllegalArgumentException("suite " + suite.name() + " has no workload to run");
+        List<Variant> variants = settings.variants();
+        if (cells.stream().allMatch(c -> measuredIn(suite, c, variants).isEmpty())) {
+            throw new IllegalArgumentException("suite " + suite.name() + " would run nothing: none of "
+                    + String.join(", ", settings.impls()) + " measures any of its selected workloads "
+                    + cells.stream().map(Cell::workload).distinct().toList());
+        }
+        suite.config(settings);
+        for (Variant v : variants) {
+            workerArgs(suite, v, settings.mode(), variants.size(), null);
+            for (Cell c : cells) {
+                if (c.isolation() == Isolation.FRESH_JVM && suite.measures(v.impl(), c)) {
+                    workerArgs(suite, v, settings.mode(), variants.size(), c.workload());
+                }
+            }
+        }
+    }
+
     /** Runs every cell of the suite and summarises it, goals included. */
     public SuiteReport run(Suite suite, Settings settings) throws BenchmarkException {
         long startedNanos = System.nanoTime();

@@ -17,6 +17,10 @@ public final class WorkloadFilter {
     /**
      * The workload names in system property {@code property}, each checked by {@code check}
      * (which throws on an unknown name); null when the property is unset or blank (all workloads).
+     *
+     * @throws IllegalArgumentException naming the property, for an unknown name or a value that
+     *                                  names no workload (such as {@code ","}), which would
+     *                                  otherwise run nothing
      */
     public static List<String> selected(String property, Consumer<String> check) {
         String p = System.getProperty(property);
@@ -25,9 +29,14 @@ public final class WorkloadFilter {
         for (String n : p.split(",")) {
             String name = n.trim();
             if (name.isEmpty()) continue;
-            check.accept(name);
+            try {
+                check.accept(name);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("-D" + property + ": " + e.getMessage(), e);
+            }
             names.add(name);
         }
+        if (names.isEmpty()) throw new IllegalArgumentException("-D" + property + "='" + p + "' names no workload");
         return names;
     }
 }

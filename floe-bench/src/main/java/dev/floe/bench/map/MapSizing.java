@@ -106,14 +106,25 @@ record MapSizing(int keyBytes, int valueBytes, int entries, int range, int scanL
         MapSizing z = defaults(mode, liveWorkers, jvm);
         String range = System.getProperty(RANGE_PROPERTY);
         if (range != null) {
-            int r = Integer.parseInt(range.trim());
+            int r;
+            try {
+                r = Integer.parseInt(range.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(RANGE_PROPERTY + " is not a whole number: '" + range + "'", e);
+            }
             if (r < 4) throw new IllegalArgumentException(RANGE_PROPERTY + " must be at least 4: " + r);
             z = z.withRange(r);
         }
         String ingest = System.getProperty(INGEST_SECONDS_PROPERTY);
         if (ingest != null) {
+            double seconds;
+            try {
+                seconds = Double.parseDouble(ingest.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(INGEST_SECONDS_PROPERTY + " is not a number of seconds: '" + ingest + "'", e);
+            }
             z = new MapSizing(z.keyBytes, z.valueBytes, z.entries, z.range, z.scanLength, z.budgetBytes, z.splitHeap,
-                    z.offheapBudget, z.noReclaimExtraBytes, Double.parseDouble(ingest.trim()), z.scale);
+                    z.offheapBudget, z.noReclaimExtraBytes, seconds, z.scale);
         }
         return z;
     }

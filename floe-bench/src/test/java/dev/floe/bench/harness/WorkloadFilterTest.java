@@ -3,6 +3,7 @@ package dev.floe.bench.harness;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
@@ -39,5 +40,20 @@ class WorkloadFilterTest {
     void anUnknownNameFails() {
         System.setProperty(PROPERTY, "a,zz");
         assertThrows(IllegalArgumentException.class, () -> WorkloadFilter.selected(PROPERTY, WorkloadFilterTest::check));
+    }
+    @Test
+    void aValueThatNamesNoWorkloadFails() {
+        System.setProperty(PROPERTY, " , ,");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> WorkloadFilter.selected(PROPERTY, WorkloadFilterTest::check));
+        assertTrue(e.getMessage().contains(PROPERTY), e.getMessage());
+    }
+
+    @Test
+    void anUnknownNameIsReportedWithTheProperty() {
+        System.setProperty(PROPERTY, "zz");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> WorkloadFilter.selected(PROPERTY, WorkloadFilterTest::check));
+        assertTrue(e.getMessage().contains("-D" + PROPERTY) && e.getMessage().contains("'zz'"), e.getMessage());
     }
 }
