@@ -10,7 +10,10 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "floe", mixinStandardHelpOptions = true, versionProvider = FloeCli.Version.class,
         description = "Floe: safe off-heap memory for the JVM.",
-        subcommands = {BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {BenchCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "The ./floe launcher also takes (not commands of this program):",
+                "  ./floe test [maven args]   the whole test suite (mvn verify)",
+                "  ./floe build               build only"})
 public final class FloeCli implements Runnable {
 
     @CommandLine.Spec
