@@ -501,11 +501,16 @@ final class InternalOakMap<K, V> {
      * Makes the private slice {@code q} the key's value in place of the locked {@code s.ptr}:
      * installs it in the entry (published; finding the entry again if a rebalance replaced its
      * chunk: the locked value keeps its entry, rebalances copy it as is), then marks the old slice
-     * moved and retires it.
+     * moved and retires it. If the map closed meanwhile, {@code q} was never installed, so the
+     * close did not take it: it is freed here (unless the map's own allocator went with the map)
+     * before the close is reported.
      */
     void move(Object probe, WriteScope s, long q) {
         while (true) {
-            checkOpen();
+            if ((boolean) CLOSED.getOpaque(this)) {
+                if (ownAllocator == null) freePrivate(q);
+                checkOpen();
+            }
             Chunk c = locate(probe);
             int r = c.search(keys, probe);
             if (r == Chunk.RETRY) continue;

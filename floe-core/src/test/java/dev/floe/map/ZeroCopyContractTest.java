@@ -2,7 +2,9 @@ package dev.floe.map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.FloeOutOfMemoryException;
+import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -296,5 +298,27 @@ class ZeroCopyContractTest {
         MemorySegment kept = m.zc().get(1L).transform(s -> s);
         m.close();
         assertThrows(IllegalStateException.class, () -> kept.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+    }
+
+    /**
+     * A writer that grows its value beyond its slice works on a private copy, which the map
+     * installs when the writer returns. If the map was closed meanwhile (here by the writer
+     * itself, the same window as another thread's close), the copy was never installed, so the
+     * close did not free it, and the failed install leaked it in a shared allocator. It is freed
+     * now: after the close and a reclamation, the allocator holds nothing.
+     */
+    @Test
+    void aResizedCopyThatTheCloseBeatIsFreed() {
+        try (FloeAllocator a = FloeAllocator.builder().regionSize(1L << 30).jmx(false).build()) {
+            Nova nova = new Nova(a);
+            OakMap<Long, byte[]> m = OakMap.builder(OakCodecs.LONG, OakCodecs.BYTES, OakCodecs.LONG).nova(nova).build();
+            m.put(1L, value(1, 8));
+            assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(1L, w -> {
+                w.resize(5000); // beyond the slice: a private copy
+                m.close();
+            }));
+            nova.reclaimNow();
+            assertEquals(0, a.stats().liveBytes(), "a block outlived the map");
+        }
     }
 }
