@@ -4,8 +4,8 @@ package dev.floe.handle;
  * ALASKA's service interface, the half that owns backing memory: where the objects named by
  * handles live. The handle runtime ({@link HandleSpace}) asks a service for a block when a
  * handle is allocated and gives it back after the handle's deferred free; a service that moves
- * objects does so through {@link HandleSpace#relocate}, which checks pins and switches the
- * handle-table entry. {@link AnchorageHeap} is the one we ship (with {@link Anchorage}, its
+ * objects does so through {@link HandleSpace#move}, which checks pins and switches the
+ * handle-table entry ({@link Anchorage} moves batches through the same protocol). {@link AnchorageHeap} is the one we ship (with {@link Anchorage}, its
  * defragmenter); another service (a swapper, a compressor) would implement this interface.
  * A service serves one space (the space's close closes it); {@link HandleSpace} refuses an
  * {@code AnchorageHeap} that already serves another.

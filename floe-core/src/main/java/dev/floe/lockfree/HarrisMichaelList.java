@@ -15,6 +15,12 @@ package dev.floe.lockfree;
  * }</pre>
  */
 public final class HarrisMichaelList extends ListHeads {
+    /**
+     * An empty list whose nodes come from {@code reclamation}'s allocator and are reclaimed by it.
+     *
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the head word exceeds the allocator's budget
+     * @throws IllegalStateException if the allocator is closed
+     */
     public HarrisMichaelList(Reclamation reclamation) {
         super(reclamation, 1, "list");
     }

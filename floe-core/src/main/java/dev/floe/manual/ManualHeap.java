@@ -251,6 +251,7 @@ public final class ManualHeap {
         return reclaimer.participantCount();
     }
 
+    /** The allocator the heap's objects come from (the heap does not own it: see the class comment). */
     public FloeAllocator allocator() {
         return allocator;
     }

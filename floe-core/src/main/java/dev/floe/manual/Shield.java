@@ -149,26 +149,38 @@ public final class Shield implements AutoCloseable {
         return length;
     }
 
+    /**
+     * The byte at {@code offset} in the object. The typed accessors below throw
+     * {@link IllegalStateException} if the shield is closed or defends nothing, or the heap's
+     * allocator is closed, {@link WrongThreadException} from another thread,
+     * and {@link IndexOutOfBoundsException} if the field does not lie inside the object;
+     * fields need no alignment.
+     */
     public byte getByte(long offset) {
         return (byte) region().getBits(fieldAt(offset, Byte.BYTES), Byte.BYTES);
     }
 
+    /** Writes the byte at {@code offset} in the object (see {@link #getByte} for the checks). */
     public void setByte(long offset, byte value) {
         data().set(ValueLayout.JAVA_BYTE, offset, value);
     }
 
+    /** The {@code int} at {@code offset} in the object, native byte order (see {@link #getByte}). */
     public int getInt(long offset) {
         return (int) region().getBits(fieldAt(offset, Integer.BYTES), Integer.BYTES);
     }
 
+    /** Writes the {@code int} at {@code offset} in the object, native byte order (see {@link #getByte}). */
     public void setInt(long offset, int value) {
         data().set(ValueLayout.JAVA_INT_UNALIGNED, offset, value);
     }
 
+    /** The {@code long} at {@code offset} in the object, native byte order (see {@link #getByte}). */
     public long getLong(long offset) {
         return region().getBits(fieldAt(offset, Long.BYTES), Long.BYTES);
     }
 
+    /** Writes the {@code long} at {@code offset} in the object, native byte order (see {@link #getByte}). */
     public void setLong(long offset, long value) {
         data().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, value);
     }

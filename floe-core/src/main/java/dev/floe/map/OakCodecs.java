@@ -34,6 +34,7 @@ public final class OakCodecs {
     /** {@code String}s as UTF-16 code units, in {@link String#compareTo} order. */
     public static final StringCodec STRING = new StringCodec();
 
+    /** The codec and comparator of {@link #LONG}. */
     public static final class LongCodec implements OakSerializer<Long>, OakComparator<Long> {
         private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -81,6 +82,7 @@ public final class OakCodecs {
         }
     }
 
+    /** The codec and comparator of {@link #BYTES}. */
     public static final class ByteArrayCodec implements OakSerializer<byte[]>, OakComparator<byte[]> {
         private ByteArrayCodec() {}
 
@@ -136,6 +138,7 @@ public final class OakCodecs {
                 ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     }
 
+    /** The codec and comparator of {@link #STRING}. */
     public static final class StringCodec implements OakSerializer<String>, OakComparator<String> {
         private static final ValueLayout.OfChar C = ValueLayout.JAVA_CHAR_UNALIGNED;
 

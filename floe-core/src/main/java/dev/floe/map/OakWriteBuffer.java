@@ -110,58 +110,77 @@ public final class OakWriteBuffer {
         endViews(); // a view of the old block must not write into it (a copy of ours is freed above)
     }
 
+    /**
+     * The byte at {@code offset} in the value. The typed accessors take any offset (no alignment)
+     * and use native byte order; a field outside the value's {@link #size()} bytes throws
+     * {@link IndexOutOfBoundsException}, and any call after the function returned
+     * {@link IllegalStateException}.
+     */
     public byte getByte(int offset) {
         return checked().get(ValueLayout.JAVA_BYTE, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value. */
     public void putByte(int offset, byte v) {
         checked().set(ValueLayout.JAVA_BYTE, offset, v);
     }
 
+    /** The {@code short} at {@code offset} in the value, native byte order. */
     public short getShort(int offset) {
         return checked().get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putShort(int offset, short v) {
         checked().set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, v);
     }
 
+    /** The {@code char} at {@code offset} in the value, native byte order. */
     public char getChar(int offset) {
         return checked().get(ValueLayout.JAVA_CHAR_UNALIGNED, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putChar(int offset, char v) {
         checked().set(ValueLayout.JAVA_CHAR_UNALIGNED, offset, v);
     }
 
+    /** The {@code int} at {@code offset} in the value, native byte order. */
     public int getInt(int offset) {
         return checked().get(ValueLayout.JAVA_INT_UNALIGNED, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putInt(int offset, int v) {
         checked().set(ValueLayout.JAVA_INT_UNALIGNED, offset, v);
     }
 
+    /** The {@code long} at {@code offset} in the value, native byte order. */
     public long getLong(int offset) {
         return checked().get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putLong(int offset, long v) {
         checked().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, v);
     }
 
+    /** The {@code float} at {@code offset} in the value, native byte order. */
     public float getFloat(int offset) {
         return checked().get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putFloat(int offset, float v) {
         checked().set(ValueLayout.JAVA_FLOAT_UNALIGNED, offset, v);
     }
 
+    /** The {@code double} at {@code offset} in the value, native byte order. */
     public double getDouble(int offset) {
         return checked().get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset);
     }
 
+    /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putDouble(int offset, double v) {
         checked().set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset, v);
     }

@@ -149,6 +149,16 @@ public final class ZeroCopyMap<K, V> {
 
     // ---- views ---------------------------------------------------------------------------------
 
+    /**
+     * A live zero-copy view of the keys from {@code fromKey} to {@code toKey}, named in this view's
+     * iteration order (high to low on a descending view), range-checked as
+     * {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps are.
+     *
+     * @throws IllegalArgumentException if a bound lies outside this view's range, or
+     *                                  {@code fromKey} comes after {@code toKey}
+     * @throws NullPointerException     if a bound is null
+     * @throws IllegalStateException    if the map is closed
+     */
     public ZeroCopyMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
         core.checkOpen();
         Objects.requireNonNull(fromKey);
@@ -156,18 +166,25 @@ public final class ZeroCopyMap<K, V> {
         return new ZeroCopyMap<>(root, core, range.sub(core.keys, fromKey, fromInclusive, toKey, toInclusive));
     }
 
+    /** A live zero-copy view of the keys before {@code toKey} in this view's order (checked as {@link #subMap}). */
     public ZeroCopyMap<K, V> headMap(K toKey, boolean inclusive) {
         core.checkOpen();
         Objects.requireNonNull(toKey);
         return new ZeroCopyMap<>(root, core, range.sub(core.keys, null, false, toKey, inclusive));
     }
 
+    /** A live zero-copy view of the keys from {@code fromKey} on in this view's order (checked as {@link #subMap}). */
     public ZeroCopyMap<K, V> tailMap(K fromKey, boolean inclusive) {
         core.checkOpen();
         Objects.requireNonNull(fromKey);
         return new ZeroCopyMap<>(root, core, range.sub(core.keys, fromKey, inclusive, null, false));
     }
 
+    /**
+     * A live zero-copy view of the same keys in the reverse order.
+     *
+     * @throws IllegalStateException if the map is closed
+     */
     public ZeroCopyMap<K, V> descendingMap() {
         core.checkOpen();
         return new ZeroCopyMap<>(root, core, range.reversed());

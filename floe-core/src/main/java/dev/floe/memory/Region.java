@@ -125,6 +125,7 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      */
     public abstract MemorySegment slice(long offset, long length);
 
+    /** Plain load of the word at {@code offset} (8-byte aligned, as every word accessor's). */
     public abstract long getLongPlain(long offset);
 
     /**
@@ -134,18 +135,25 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      */
     public abstract long getBits(long offset, int width);
 
+    /** Acquire load of the word at {@code offset}. */
     public abstract long getLongAcquire(long offset);
 
+    /** Volatile load of the word at {@code offset}. */
     public abstract long getLongVolatile(long offset);
 
+    /** Plain store of {@code value} into the word at {@code offset}. */
     public abstract void setLongPlain(long offset, long value);
 
+    /** Release store of {@code value} into the word at {@code offset}. */
     public abstract void setLongRelease(long offset, long value);
 
+    /** Volatile store of {@code value} into the word at {@code offset}. */
     public abstract void setLongVolatile(long offset, long value);
 
+    /** CAS of the word at {@code offset} from {@code expected} to {@code value} (volatile semantics); true if it succeeded. */
     public abstract boolean compareAndSetLong(long offset, long expected, long value);
 
+    /** Atomically adds {@code delta} to the word at {@code offset} (volatile semantics); returns the previous value. */
     public abstract long getAndAddLong(long offset, long delta);
 
     /**

@@ -17,7 +17,8 @@
  *       before validating, so the slice they write cannot be reused until they finish.</li>
  *   <li><b>Deletes</b> set the header's deleted bit with a CAS (one winner) and put the slice on
  *       a {@link dev.floe.reclaim.RetireBatches release list}. When a batch is full, the era
- *       ({@link dev.floe.reclaim.EraClock}) advances, and every slice no hazard slot holds goes
+ *       ({@link dev.floe.reclaim.EraClock}) advances (if the batch holds a slice born in the
+ *       current era; otherwise a full fence does), and every slice no hazard slot holds goes
  *       back to the allocator. New slices take the current era as their version, so a reused
  *       block never matches an old pointer.</li>
  * </ol>
