@@ -400,36 +400,39 @@ public final class HandleSpace implements AutoCloseable {
         int oldCount = 0;
         int moved = 0, held = 0, cancelled = 0;
         long bytes = 0;
-        for (int i = 0; i < n; i++) {
-            long m = marked[i];
-            if (m == 0) continue;
-            long id = ids[i] & 0xFFFF_FFFFL;
-            if (HazardSlots.contains(pinned, id)) {
-                table.casState(id, m, EntryState.settled(m)); // back off; fails only if already cancelled or freed
-                held++;
-                continue;
-            }
-            int size = HandleTable.size(table.meta(id)); // stable while the state is m (not FREE)
-            long to;
-            try {
-                to = service.allocate(size, (int) id);
-            } catch (RuntimeException e) { // out of memory: un-mark this and the rest, report
-                for (int k = i; k < n; k++) {
-                    if (marked[k] != 0) table.casState(ids[k] & 0xFFFF_FFFFL, marked[k], EntryState.settled(marked[k]));
+        try {
+            for (int i = 0; i < n; i++) {
+                long m = marked[i];
+                if (m == 0) continue;
+                long id = ids[i] & 0xFFFF_FFFFL;
+                if (HazardSlots.contains(pinned, id)) {
+                    table.casState(id, m, EntryState.settled(m)); // back off; fails only if already cancelled or freed
+                    held++;
+                    continue;
                 }
-                throw e;
+                int size = HandleTable.size(table.meta(id)); // stable while the state is m (not FREE)
+                long to;
+                try {
+                    to = service.allocate(size, (int) id);
+                } catch (RuntimeException e) { // out of memory: un-mark this and the rest, report
+                    for (int k = i; k < n; k++) {
+                        if (marked[k] != 0) table.casState(ids[k] & 0xFFFF_FFFFL, marked[k], EntryState.settled(marked[k]));
+                    }
+                    throw e;
+                }
+                MemorySegment.copy(region.slice(from[i], size), 0, region.slice(to, size), 0, size);
+                if (table.casState(id, m, EntryState.live(m, to))) { // publishes the copy (volatile write)
+                    oldCopies[oldCount++] = from[i];
+                    moved++;
+                    bytes += service.usableSize(to);
+                } else {
+                    service.free(to); // never published: nobody can hold it
+                    cancelled++;
+                }
             }
-            MemorySegment.copy(region.slice(from[i], size), 0, region.slice(to, size), 0, size);
-            if (table.casState(id, m, EntryState.live(m, to))) { // publishes the copy (volatile write)
-                oldCopies[oldCount++] = from[i];
-                moved++;
-                bytes += service.usableSize(to);
-            } else {
-                service.free(to); // never published: nobody can hold it
-                cancelled++;
-            }
+        } finally { // the batch's moves are all published, or it failed after some: free their old copies
+            for (int i = 0; i < oldCount; i++) service.free(oldCopies[i]);
         }
-        for (int i = 0; i < oldCount; i++) service.free(oldCopies[i]); // the batch's moves are all published
         return new Moves(moved, held, cancelled, bytes);
     }
 

@@ -188,4 +188,43 @@ class AnchorageControlTest {
             space.close();
         }
     }
+
+    /**
+     * A batch whose first copy was published and whose second ran out of budget threw before
+     * freeing the first object's old copy: that block stayed allocated in the area for good
+     * (16 live bytes and a chunk after every handle was freed and drained).
+     */
+    @Test
+    void aBatchThatRunsOutOfBudgetStillFreesTheOldCopiesOfItsPublishedMoves() {
+        try (FloeAllocator alloc = FloeAllocator.builder().regionSize(1L << 30).budget(4L << 20).jmx(false)
+                .name("handle-batch-budget-test").build()) {
+            HandleSpace space = new HandleSpace(alloc);
+            long small = space.allocate(16); // its chunk has room for the copy
+            List<Long> handles = new ArrayList<>();
+            try {
+                while (true) handles.add(space.allocate(SIZE)); // the last 256-byte chunk is full
+            } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+                // the area fills the budget
+            }
+            long big = handles.getLast();
+            int[] ids = {(int) Handle.id(small), (int) Handle.id(big)};
+            long[] from = {offsetOf(alloc, space, small), offsetOf(alloc, space, big)};
+            assertThrows(dev.floe.memory.FloeOutOfMemoryException.class, () -> space.relocate(ids, from, 2),
+                    "the second copy needs a fresh chunk");
+            assertTrue(from[0] != offsetOf(alloc, space, small), "the first move was published");
+            space.free(small);
+            for (long h : handles) space.free(h);
+            space.drainRetired();
+            assertEquals(0, space.service().liveBytes(), "every block went back");
+            assertEquals(0, ((AnchorageHeap) space.service()).chunkCount(), "every chunk went back");
+            space.close();
+        }
+    }
+
+    /** Where the object of {@code h} is now, as an offset in its allocator's region. */
+    private static long offsetOf(FloeAllocator alloc, HandleSpace space, long h) {
+        try (Pin p = space.pin(h)) {
+            return p.segment().address() - alloc.region().slice(0, 1).address();
+        }
+    }
 }
