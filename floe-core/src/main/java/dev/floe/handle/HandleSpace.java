@@ -161,7 +161,8 @@ public final class HandleSpace implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code size} is not in [1, {@link #maxObjectSize()}]
      * @throws IllegalStateException    if the space is closed, or {@code maxHandles} handles are
-     *                                  live (freed ones count until their deferred free)
+     *                                  live (a full table first runs the deferred frees of freed
+     *                                  handles; a freed handle still pinned keeps its id)
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
      */
     public long allocate(long size) {
@@ -171,6 +172,11 @@ public final class HandleSpace implements AutoCloseable {
                     + service.maxObjectSize() + "]");
         }
         int id = table.acquireId();
+        if (id == 0) { // freed handles hold their ids until their deferred free: run it, look again
+            retired.drainAll();
+            id = table.acquireId();
+            if (id == 0) throw new IllegalStateException("handle table full: " + table.maxHandles() + " handles live");
+        }
         long off;
         try {
             off = service.allocate(size, id);

@@ -83,6 +83,11 @@ final class HandleTable {
         return firstVersion;
     }
 
+    /** The most ids in use at once. */
+    long maxHandles() {
+        return maxIds - 1;
+    }
+
     /** Whether {@code id} is an initialised entry (any state). */
     boolean contains(long id) {
         return id > 0 && id < highWater;
@@ -129,15 +134,16 @@ final class HandleTable {
         return version;
     }
 
-    /** A free id (its entry is FREE), reusing freed ones first; grows the table if needed. */
+    /**
+     * A free id (its entry is FREE), reusing freed ones first; grows the table if needed. Returns
+     * 0 (never an id) if {@link #maxHandles()} ids are in use.
+     */
     int acquireId() {
         lock.lock();
         try {
             if (freeCount > 0) return freeIds[--freeCount];
             long id = highWater;
-            if (id >= maxIds) {
-                throw new IllegalStateException("handle table full: " + (maxIds - 1) + " handles live");
-            }
+            if (id >= maxIds) return 0;
             int c = (int) (id >>> CHUNK_SHIFT);
             if (chunks.getPlain(c) == 0) {
                 long base = allocator.allocate((long) CHUNK_ENTRIES * ENTRY_BYTES);

@@ -182,6 +182,31 @@ class HandleApiEdgeCaseTest {
         assertDoesNotThrow(() -> s.allocate(8), "a freed id makes room again");
     }
 
+    /**
+     * Freed handles hold their ids until their deferred free, which runs when a retire batch fills
+     * (128 ids). With fewer handles than that, a thread that freed them all could never allocate
+     * again: every allocate failed with "handle table full" until someone called drainRetired.
+     */
+    @Test
+    void aTableFullOfFreedHandlesTakesBackTheirIdsOnAllocate() {
+        HandleSpace s = new HandleSpace(alloc, new AnchorageHeap(alloc), 3);
+        spaces.add(s);
+        for (int round = 0; round < 5; round++) {
+            long[] hs = {s.allocate(8), s.allocate(8), s.allocate(8)};
+            for (long h : hs) s.free(h);
+        }
+        long pinned = s.allocate(8);
+        try (Pin p = s.pin(pinned)) {
+            s.free(pinned);
+            s.allocate(8);
+            s.allocate(8);
+            IllegalStateException full = assertThrows(IllegalStateException.class, () -> s.allocate(8),
+                    "a pinned freed handle keeps its id");
+            assertTrue(full.getMessage().contains("full"), full.getMessage());
+        }
+        assertDoesNotThrow(() -> s.allocate(8), "unpinned, its id comes back");
+    }
+
     @Test
     void theDefragmenterRefusesANullOrClosedSpace() {
         NullPointerException npe = assertThrows(NullPointerException.class,
