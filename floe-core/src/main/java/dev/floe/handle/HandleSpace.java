@@ -426,11 +426,14 @@ public final class HandleSpace implements AutoCloseable {
                     }
                     throw e;
                 }
+                // asked before the publish: once published, another mover may move the object on
+                // and free this block (its chunk may even go back to the allocator)
+                long block = service.usableSize(to);
                 MemorySegment.copy(region.slice(from[i], size), 0, region.slice(to, size), 0, size);
                 if (table.casState(id, m, EntryState.live(m, to))) { // publishes the copy (volatile write)
                     oldCopies[oldCount++] = from[i];
                     moved++;
-                    bytes += service.usableSize(to);
+                    bytes += block;
                 } else {
                     service.free(to); // never published: nobody can hold it
                     cancelled++;

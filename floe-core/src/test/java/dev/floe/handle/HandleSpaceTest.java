@@ -196,6 +196,95 @@ class HandleSpaceTest {
         assertEquals(2L, (long) space.read(b, s -> s.get(JAVA_LONG, 0)));
     }
 
+    /**
+     * A move asked its service for the size of its new block after publishing it, when another
+     * mover may already have moved the object on and freed that block: the first move threw
+     * (AnchorageHeap: "not in the handle area" once the block's chunk went back) although it had
+     * moved the object, or counted another chunk's block size. The service here refuses any
+     * question about a block it does not hold, and lets a second move run at the first call the
+     * first mover makes after publishing.
+     */
+    @Test
+    void aMoveThatAnotherMoveOvertakesAsksNothingAboutTheBlockItLeft() {
+        HandleSpace strict = new HandleSpace(alloc, new StrictService(new AnchorageHeap(alloc)), 16);
+        StrictService service = (StrictService) strict.service();
+        try {
+            long h = strict.allocate(100);
+            strict.write(h, seg -> {
+                seg.set(JAVA_LONG, 0, 7L);
+                return null;
+            });
+            service.overtake = () -> strict.move(h); // false while the first move is not published
+            assertTrue(strict.move(h));
+            assertEquals(null, service.overtake, "the second move ran");
+            assertEquals(7L, (long) strict.read(h, seg -> seg.get(JAVA_LONG, 0)));
+            strict.free(h);
+            strict.drainRetired();
+            assertEquals(0, service.liveBytes(), "every block went back once");
+        } finally {
+            strict.close();
+        }
+    }
+
+    /** An AnchorageHeap that refuses a size or a free of a block it did not hand out. */
+    private static final class StrictService implements HandleService {
+        private final AnchorageHeap heap;
+        private final java.util.Set<Long> blocks = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /** A concurrent mover's turn, taken at each size or free until it returns true. */
+        volatile java.util.function.BooleanSupplier overtake;
+
+        StrictService(AnchorageHeap heap) {
+            this.heap = heap;
+        }
+
+        @Override
+        public long maxObjectSize() {
+            return heap.maxObjectSize();
+        }
+
+        @Override
+        public long allocate(long size, int id) {
+            long off = heap.allocate(size, id);
+            blocks.add(off);
+            return off;
+        }
+
+        @Override
+        public void free(long offset) {
+            letOvertake();
+            if (!blocks.remove(offset)) throw new IllegalArgumentException("block " + offset + " is not held");
+            heap.free(offset);
+        }
+
+        @Override
+        public long usableSize(long offset) {
+            letOvertake();
+            if (!blocks.contains(offset)) throw new IllegalArgumentException("block " + offset + " is not held");
+            return heap.usableSize(offset);
+        }
+
+        private void letOvertake() {
+            java.util.function.BooleanSupplier o = overtake;
+            overtake = null; // its own calls come here too
+            if (o != null && !o.getAsBoolean()) overtake = o;
+        }
+
+        @Override
+        public long committedBytes() {
+            return heap.committedBytes();
+        }
+
+        @Override
+        public long liveBytes() {
+            return heap.liveBytes();
+        }
+
+        @Override
+        public void close() {
+            heap.close();
+        }
+    }
+
     @Test
     void manyHandlesGrowTheTableAcrossChunks() {
         int n = HandleTable.CHUNK_ENTRIES + 100;
