@@ -11,7 +11,10 @@ package dev.floe.handle;
  * {@code AnchorageHeap} that already serves another.
  */
 public interface HandleService {
-    /** The largest object {@link #allocate} accepts. */
+    /**
+     * The largest object {@link #allocate} accepts. A {@link HandleSpace} asks for at most
+     * {@link Integer#MAX_VALUE} bytes whatever this says (an entry holds the size in 32 bits).
+     */
     long maxObjectSize();
 
     /**

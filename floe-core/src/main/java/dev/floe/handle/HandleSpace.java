@@ -167,9 +167,8 @@ public final class HandleSpace implements AutoCloseable {
      */
     public long allocate(long size) {
         ensureOpen();
-        if (size <= 0 || size > service.maxObjectSize()) {
-            throw new IllegalArgumentException("object size " + size + " is not in [1, "
-                    + service.maxObjectSize() + "]");
+        if (size <= 0 || size > maxObjectSize()) {
+            throw new IllegalArgumentException("object size " + size + " is not in [1, " + maxObjectSize() + "]");
         }
         int id = table.acquireId();
         if (id == 0) { // freed handles hold their ids until their deferred free: run it, look again
@@ -339,9 +338,12 @@ public final class HandleSpace implements AutoCloseable {
         return HazardSlots.contains(pins.snapshot(), id);
     }
 
-    /** The largest object {@link #allocate} accepts. */
+    /**
+     * The largest object {@link #allocate} accepts: the service's largest, at most
+     * {@link Integer#MAX_VALUE} bytes (an entry's meta word holds the size in 32 bits).
+     */
     public long maxObjectSize() {
-        return service.maxObjectSize();
+        return Math.min(service.maxObjectSize(), Integer.MAX_VALUE);
     }
 
     /** The service holding the objects' memory. */

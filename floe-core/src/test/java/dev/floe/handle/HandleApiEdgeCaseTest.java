@@ -97,6 +97,53 @@ class HandleApiEdgeCaseTest {
     }
 
     /**
+     * An entry keeps an object's size in 32 bits, read back as an int. A service that accepts
+     * larger objects (its {@code maxObjectSize} is its own) made the space ask it for them and
+     * then keep a truncated or negative size: the object's views were cut short and a move copied
+     * only part of it. The service here fails the test if it is asked for such an object.
+     */
+    @Test
+    void objectsLargerThanAnEntryDescribesAreRefusedWhateverTheService() {
+        HandleService boundless = new HandleService() {
+            @Override
+            public long maxObjectSize() {
+                return Long.MAX_VALUE;
+            }
+
+            @Override
+            public long allocate(long size, int id) {
+                return org.junit.jupiter.api.Assertions.fail("the space asked for an object of " + size + " bytes");
+            }
+
+            @Override
+            public void free(long offset) {}
+
+            @Override
+            public long usableSize(long offset) {
+                return 0;
+            }
+
+            @Override
+            public long committedBytes() {
+                return 0;
+            }
+
+            @Override
+            public long liveBytes() {
+                return 0;
+            }
+
+            @Override
+            public void close() {}
+        };
+        HandleSpace s = new HandleSpace(alloc, boundless, 10);
+        spaces.add(s);
+        assertEquals(Integer.MAX_VALUE, s.maxObjectSize());
+        assertThrows(IllegalArgumentException.class, () -> s.allocate(1L << 31));
+        assertThrows(IllegalArgumentException.class, () -> s.allocate((1L << 32) + 16));
+    }
+
+    /**
      * A second space on the same {@link AnchorageHeap} shared its chunks with the first, and
      * either space's close released the other's objects (the service's close frees everything).
      */
