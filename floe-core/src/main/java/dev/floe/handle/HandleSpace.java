@@ -1,6 +1,7 @@
 package dev.floe.handle;
 
 import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.FloeOutOfMemoryException;
 import dev.floe.memory.Region;
 import dev.floe.reclaim.HazardSlots;
 import dev.floe.reclaim.RetireBatches;
@@ -163,7 +164,8 @@ public final class HandleSpace implements AutoCloseable {
      * @throws IllegalStateException    if the space is closed, or {@code maxHandles} handles are
      *                                  live (a full table first runs the deferred frees of freed
      *                                  handles; a freed handle still pinned keeps its id)
-     * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     * @throws FloeOutOfMemoryException if the allocator's budget is exhausted (after the deferred
+     *                                   frees of freed handles not pinned have run)
      */
     public long allocate(long size) {
         ensureOpen();
@@ -178,13 +180,28 @@ public final class HandleSpace implements AutoCloseable {
         }
         long off;
         try {
-            off = service.allocate(size, id);
+            off = blockFor(size, id);
         } catch (RuntimeException e) {
             table.releaseId(id);
             throw e;
         }
         region.slice(off, size).fill((byte) 0);
         return Handle.of(id, table.publish(id, (int) size, off));
+    }
+
+    /**
+     * A block from the service for a new object. Freed objects hold their blocks until their
+     * deferred free: when the budget is exhausted and some wait, they are drained first and the
+     * service is asked once more.
+     */
+    private long blockFor(long size, int id) {
+        try {
+            return service.allocate(size, id);
+        } catch (FloeOutOfMemoryException e) {
+            if (retired.waiting() == 0) throw e;
+            retired.drainAll();
+            return service.allocate(size, id);
+        }
     }
 
     /**

@@ -254,6 +254,31 @@ class HandleApiEdgeCaseTest {
         assertDoesNotThrow(() -> s.allocate(8), "unpinned, its id comes back");
     }
 
+    /**
+     * Freed objects keep their blocks until their deferred free, which runs when a retire batch
+     * fills (128 handles). Under a budget, a thread that freed all its objects could not allocate
+     * them again: the blocks of the last 112 freed still held the budget, and allocate ran out
+     * of memory though nothing was live.
+     */
+    @Test
+    void anAllocationThatRunsOutOfBudgetFirstRunsTheDeferredFrees() {
+        try (FloeAllocator small = FloeAllocator.builder().regionSize(1L << 30).budget(4L << 20).jmx(false)
+                .name("handle-budget-edge-test").build()) {
+            HandleSpace s = new HandleSpace(small);
+            List<Long> handles = new ArrayList<>();
+            try {
+                while (true) handles.add(s.allocate(s.maxObjectSize()));
+            } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+                // the budget is full
+            }
+            int n = handles.size();
+            assertTrue(n > 128, "more objects than a retire batch: " + n);
+            for (long h : handles) s.free(h);
+            for (int i = 0; i < n; i++) s.allocate(s.maxObjectSize());
+            s.close();
+        }
+    }
+
     @Test
     void theDefragmenterRefusesANullOrClosedSpace() {
         NullPointerException npe = assertThrows(NullPointerException.class,
