@@ -116,7 +116,7 @@ public final class Anchorage implements AutoCloseable {
         while (!stopped) {
             if (!defragmenting) {
                 sleep(wake);
-                if (stopped || space.isClosed()) break; // a closed space has nothing left to move
+                if (stopped || spaceGone()) break; // a closed space has nothing left to move
                 defragmenting = config.moveEverything() || heap.fragmentation() > config.fragmentationHigh();
                 continue;
             }
@@ -128,10 +128,10 @@ public final class Anchorage implements AutoCloseable {
             try {
                 moved = runPass();
             } catch (RuntimeException e) { // out of budget for copies, or the space was closed under us
-                // A closed space fails every later pass too: end the loop rather than log each
-                // one (in moveEverything mode it never went back to waiting and logged a
-                // WARNING with a stack trace every few milliseconds, for ever).
-                if (stopped || space.isClosed()) break;
+                // A closed space (or allocator) fails every later pass too: end the loop rather
+                // than log each one (in moveEverything mode it never went back to waiting and
+                // logged a WARNING with a stack trace every few milliseconds, for ever).
+                if (stopped || spaceGone()) break;
                 failures++;
                 System.getLogger("dev.floe.handle").log(System.Logger.Level.WARNING,
                         "defragmentation pass failed; waiting before the next one", e);
@@ -146,6 +146,11 @@ public final class Anchorage implements AutoCloseable {
                 sleep((long) (took / config.overheadBound()));
             }
         }
+    }
+
+    /** Whether the space, or the allocator under it, is closed: no pass can succeed any more. */
+    private boolean spaceGone() {
+        return space.isClosed() || heap.allocator().isClosed();
     }
 
     /**
@@ -277,9 +282,9 @@ public final class Anchorage implements AutoCloseable {
      * Stops the loop and waits (up to 10 s) for a pass in progress to end, the loop's or a
      * {@link #runPass} caller's; afterwards {@link #runPass} throws {@link IllegalStateException}
      * and {@link #stats()} keeps the final counts. Closing twice is harmless. Close it before the
-     * {@link HandleSpace}: if the space closes first, the background loop ends by itself at its
-     * next wake-up or with the pass the close made fail (not counted in {@link #failedPasses()}),
-     * and {@link #isRunning()} turns false.
+     * {@link HandleSpace}: if the space (or its allocator) closes first, the background loop ends
+     * by itself at its next wake-up or with the pass the close made fail (not counted in
+     * {@link #failedPasses()}), and {@link #isRunning()} turns false.
      */
     @Override
     public void close() {

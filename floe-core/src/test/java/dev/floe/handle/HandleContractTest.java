@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the public classes of {@code dev.floe.handle} promise once something they depend on is
- * closed: the defragmenter's loop when its space closes first, and an {@link AnchorageHeap} after
- * its close.
+ * closed: the defragmenter's loop when its space or its allocator closes first, and an
+ * {@link AnchorageHeap} after its close.
  */
 class HandleContractTest {
     private FloeAllocator alloc;
@@ -46,6 +46,28 @@ class HandleContractTest {
             while (d.isRunning() && System.nanoTime() < deadline) Thread.sleep(10);
             assertFalse(d.isRunning(), "the loop stops once its space is closed");
             assertEquals(0, d.failedPasses(), "the passes a closed space refuses are not failures to log");
+        }
+    }
+
+    /**
+     * The allocator closed under a running defragmenter (its space never closed) made every pass
+     * fail on the closed region: the loop logged a WARNING with a stack trace after each one, every
+     * few milliseconds in move-everything mode (every wake-up in normal mode), and its thread
+     * never ended.
+     */
+    @Test
+    void theLoopEndsWhenItsAllocatorIsClosedUnderIt() throws InterruptedException {
+        FloeAllocator own = HandleTestSupport.allocator();
+        HandleSpace s = new HandleSpace(own);
+        s.allocate(100);
+        DefragConfig config = DefragConfig.DEFAULTS.withMoveEverything(true).withLowPriority(false);
+        try (Anchorage d = Anchorage.start(s, config)) {
+            long deadline = System.nanoTime() + 3_000_000_000L;
+            while (d.stats().passes() == 0 && System.nanoTime() < deadline) Thread.sleep(1);
+            own.close();
+            while (d.isRunning() && System.nanoTime() < deadline) Thread.sleep(10);
+            assertFalse(d.isRunning(), "the loop stops once its allocator is closed");
+            assertEquals(0, d.failedPasses(), "the passes a closed allocator refuses are not failures to log");
         }
     }
 
