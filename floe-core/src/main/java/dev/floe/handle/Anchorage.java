@@ -206,50 +206,53 @@ public final class Anchorage implements AutoCloseable {
         long moved = 0, objects = 0, pinned = 0, cancelled = 0;
         long[] offs = new long[0];
         int[] ids = new int[0];
-        for (int c = 0; c < AnchorageHeap.classCount(); c++) {
-            List<AreaChunk> chunks = heap.evacuationCandidates(c, all);
-            try {
-                for (AreaChunk ch : chunks) {
-                    if (moved >= budget) break;
-                    if (offs.length < ch.blockCount) {
-                        offs = new long[ch.blockCount];
-                        ids = new int[ch.blockCount];
+        try {
+            for (int c = 0; c < AnchorageHeap.classCount(); c++) {
+                List<AreaChunk> chunks = heap.evacuationCandidates(c, all);
+                try {
+                    for (AreaChunk ch : chunks) {
+                        if (moved >= budget) break;
+                        if (offs.length < ch.blockCount) {
+                            offs = new long[ch.blockCount];
+                            ids = new int[ch.blockCount];
+                        }
+                        int n = heap.usedBlocks(ch, offs, ids);
+                        for (int at = 0; at < n && moved < budget; at += BATCH) {
+                            int k = Math.min(BATCH, n - at);
+                            HandleSpace.Moves m = space.relocate(
+                                    java.util.Arrays.copyOfRange(ids, at, at + k),
+                                    java.util.Arrays.copyOfRange(offs, at, at + k), k);
+                            moved += m.bytes();
+                            objects += m.moved();
+                            pinned += m.pinned();
+                            cancelled += m.cancelled();
+                        }
                     }
-                    int n = heap.usedBlocks(ch, offs, ids);
-                    for (int at = 0; at < n && moved < budget; at += BATCH) {
-                        int k = Math.min(BATCH, n - at);
-                        HandleSpace.Moves m = space.relocate(
-                                java.util.Arrays.copyOfRange(ids, at, at + k),
-                                java.util.Arrays.copyOfRange(offs, at, at + k), k);
-                        moved += m.bytes();
-                        objects += m.moved();
-                        pinned += m.pinned();
-                        cancelled += m.cancelled();
-                    }
+                } finally { // every picked chunk takes allocations again, even if a move failed
+                    for (AreaChunk ch : chunks) heap.endEvacuation(ch);
                 }
-            } finally { // every picked chunk takes allocations again, even if a move failed
-                for (AreaChunk ch : chunks) heap.endEvacuation(ch);
             }
-        }
-        space.drainRetired();
-        long took = System.nanoTime() - t0;
-        double after = heap.fragmentation();
-        passes++;
-        objectsMoved += objects;
-        bytesMoved += moved;
-        pinnedSkips += pinned;
-        cancelledMoves += cancelled;
-        totalPassNanos += took;
-        if (took > maxPassNanos) maxPassNanos = took;
-        lastBefore = before;
-        lastAfter = after;
-        event.end();
-        if (event.shouldCommit()) {
-            event.bytesMoved = moved;
-            event.objectsMoved = objects;
-            event.fragmentationBefore = before;
-            event.fragmentationAfter = after;
-            event.commit();
+            space.drainRetired();
+        } finally { // a pass that failed (out of budget for a copy) still counts what its finished batches did
+            long took = System.nanoTime() - t0;
+            double after = heap.fragmentation();
+            passes++;
+            objectsMoved += objects;
+            bytesMoved += moved;
+            pinnedSkips += pinned;
+            cancelledMoves += cancelled;
+            totalPassNanos += took;
+            if (took > maxPassNanos) maxPassNanos = took;
+            lastBefore = before;
+            lastAfter = after;
+            event.end();
+            if (event.shouldCommit()) {
+                event.bytesMoved = moved;
+                event.objectsMoved = objects;
+                event.fragmentationBefore = before;
+                event.fragmentationAfter = after;
+                event.commit();
+            }
         }
         return moved;
     }

@@ -1,7 +1,8 @@
 package dev.floe.handle;
 
 /**
- * What the defragmenter ({@link Anchorage}) has done so far.
+ * What the defragmenter ({@link Anchorage}) has done so far. A pass that failed (a copy found the
+ * budget exhausted) counts too, with what the batches it finished did.
  *
  * @param passes           defragmentation passes run
  * @param objectsMoved     objects relocated

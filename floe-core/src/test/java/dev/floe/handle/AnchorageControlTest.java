@@ -221,6 +221,47 @@ class AnchorageControlTest {
         }
     }
 
+    /**
+     * A pass that failed after moving objects counted none of them: its moves, pinned skips and
+     * time went missing from {@link DefragStats}, as if it had not run. Here the 16-byte objects
+     * and a chunk's worth of the others move before a copy finds the budget exhausted (a pinned
+     * object keeps each old chunk).
+     */
+    @Test
+    void aPassThatFailsAfterMovingObjectsCountsWhatItMoved() {
+        try (FloeAllocator alloc = FloeAllocator.builder().regionSize(1L << 30).budget(4L << 20).jmx(false)
+                .name("handle-failed-pass-test").build()) {
+            HandleSpace space = new HandleSpace(alloc);
+            List<Long> small = new ArrayList<>();
+            for (int i = 0; i < 10; i++) small.add(space.allocate(16));
+            List<Long> handles = new ArrayList<>();
+            try {
+                while (true) handles.add(space.allocate(SIZE));
+            } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+                // every chunk is full
+            }
+            int perChunk = (int) (AnchorageHeap.DEFAULT_CHUNK_SIZE / 256);
+            int chunks = handles.size() / perChunk;
+            for (long h : handles.subList((chunks - 1) * perChunk, handles.size())) space.free(h);
+            space.drainRetired(); // the last chunk goes back: room for one fresh chunk
+            List<Pin> pins = new ArrayList<>();
+            for (int c = 0; c < chunks - 1; c++) pins.add(space.pin(handles.get(c * perChunk)));
+            List<Long> before = new ArrayList<>();
+            for (long h : small) before.add(offsetOf(alloc, space, h));
+            Anchorage all = Anchorage.manual(space, DefragConfig.DEFAULTS.withMoveEverything(true));
+            assertThrows(dev.floe.memory.FloeOutOfMemoryException.class, all::runPass);
+            for (int i = 0; i < small.size(); i++) {
+                assertTrue(before.get(i) != offsetOf(alloc, space, small.get(i)), "the 16-byte objects moved");
+            }
+            DefragStats st = all.stats();
+            assertTrue(st.objectsMoved() >= small.size(), "moves counted: " + st);
+            assertTrue(st.bytesMoved() > 0, "bytes counted: " + st);
+            assertTrue(st.pinnedSkips() > 0, "pinned skips counted: " + st);
+            for (Pin p : pins) p.close();
+            space.close();
+        }
+    }
+
     /** Where the object of {@code h} is now, as an offset in its allocator's region. */
     private static long offsetOf(FloeAllocator alloc, HandleSpace space, long h) {
         try (Pin p = space.pin(h)) {
