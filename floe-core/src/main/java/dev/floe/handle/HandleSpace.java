@@ -385,7 +385,8 @@ public final class HandleSpace implements AutoCloseable {
      * raced with the copy, or another move of it is in progress. Safe to call from any thread,
      * concurrently with every operation and with other moves.
      *
-     * @throws StaleHandleException if the handle names no live object
+     * @throws StaleHandleException      if the handle names no live object
+     * @throws FloeOutOfMemoryException if the budget has no room for the copy (the object stays)
      */
     public boolean move(long handle) {
         long id = checkedId(handle);
