@@ -60,7 +60,9 @@ import java.util.Objects;
  *       The id is retired; when a drain finds no pin holding the id, the block at the FREE
  *       state's offset goes back to the service and the id to the table's free stack.</li>
  *   <li><b>allocate</b>: a FREE id, a block from the service (zeroed), then meta and state with
- *       release stores (meta first); the handle carries the new version.</li>
+ *       release stores (meta first); the handle carries the new version. A full table or an
+ *       exhausted budget first drains the retired ids, whose ids and blocks are otherwise held
+ *       until a retire batch fills.</li>
  * </ul>
  *
  * <h2>Why it is correct</h2>
