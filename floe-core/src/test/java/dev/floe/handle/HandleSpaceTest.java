@@ -226,6 +226,41 @@ class HandleSpaceTest {
         }
     }
 
+    /**
+     * A pin taken while a move copies (after the mark, before the switch) cancels the move: the
+     * object stays where the pin sees it, the copy goes back to the service, and the move counts
+     * as cancelled. Only stress tests met this interleaving before, and none checked the count.
+     */
+    @Test
+    void aPinTakenDuringAMovesCopyCancelsTheMoveAndTheCopyGoesBack() {
+        HandleSpace strict = new HandleSpace(alloc, new StrictService(new AnchorageHeap(alloc)), 16);
+        StrictService service = (StrictService) strict.service();
+        try {
+            long h = strict.allocate(100);
+            long base = alloc.region().slice(0, 1).address();
+            long at;
+            try (Pin p = strict.pin(h)) {
+                at = p.segment().address() - base;
+            }
+            long oneBlock = service.liveBytes();
+            Pin[] taken = new Pin[1];
+            service.overtake = () -> {
+                taken[0] = strict.pin(h);
+                return true;
+            };
+            HandleSpace.Moves m = strict.relocate(new int[] {(int) Handle.id(h)}, new long[] {at}, 1);
+            assertEquals(new HandleSpace.Moves(0, 0, 1, 0), m, "cancelled by the pin");
+            try (Pin p = taken[0]) {
+                assertEquals(at, p.segment().address() - base, "the pin holds the object where it was");
+                p.segment().set(JAVA_LONG, 0, 8L);
+            }
+            assertEquals(8L, (long) strict.read(h, seg -> seg.get(JAVA_LONG, 0)));
+            assertEquals(oneBlock, service.liveBytes(), "the copy went back");
+        } finally {
+            strict.close();
+        }
+    }
+
     /** An AnchorageHeap that refuses a size or a free of a block it did not hand out. */
     private static final class StrictService implements HandleService {
         private final AnchorageHeap heap;
