@@ -111,6 +111,27 @@ class HandleSpaceTest {
         }));
     }
 
+    /**
+     * A read whose object moves under every optimistic attempt finishes under a pin after
+     * {@value HandleSpace#OPTIMISTIC_ATTEMPTS} attempts, where the move backs off: no test made
+     * the optimistic attempts run out before.
+     */
+    @Test
+    void aReadWhoseObjectMovesUnderEveryAttemptFinishesUnderAPin() {
+        long h = space.allocate(64);
+        put(h, 0, 42L);
+        int[] runs = {0};
+        boolean[] movedUnderLastRun = {true};
+        long v = space.read(h, seg -> {
+            runs[0]++;
+            movedUnderLastRun[0] = space.move(h);
+            return seg.get(JAVA_LONG, 0);
+        });
+        assertEquals(42L, v);
+        assertEquals(HandleSpace.OPTIMISTIC_ATTEMPTS + 1, runs[0], "every optimistic attempt, then one pinned");
+        assertFalse(movedUnderLastRun[0], "the pinned object did not move");
+    }
+
     @Test
     void randomLongsFailCleanly() {
         long live = space.allocate(32);
