@@ -209,6 +209,9 @@ public final class HandleSpace implements AutoCloseable {
     /**
      * Reads the object optimistically: {@code reader} runs on a read-only view and its result is
      * returned only if the object did not move or change identity meanwhile (else it runs again).
+     * The validation does not see writes: a read that overlaps a {@link #write} of the same object
+     * (or a pin holder's stores) may see part of it, as plain loads of shared memory would. Order
+     * the readers and writers of one object yourself where a read must see whole writes.
      *
      * @throws StaleHandleException if the handle names no live object
      */
