@@ -167,7 +167,7 @@ public final class HandleSpace implements AutoCloseable {
      *                                  live (a full table first runs the deferred frees of freed
      *                                  handles; a freed handle still pinned keeps its id)
      * @throws FloeOutOfMemoryException if the allocator's budget is exhausted (after the deferred
-     *                                   frees of freed handles not pinned have run)
+     *                                  frees of freed handles not pinned have run)
      */
     public long allocate(long size) {
         ensureOpen();
@@ -390,7 +390,7 @@ public final class HandleSpace implements AutoCloseable {
      * raced with the copy, or another move of it is in progress. Safe to call from any thread,
      * concurrently with every operation and with other moves.
      *
-     * @throws StaleHandleException      if the handle names no live object
+     * @throws StaleHandleException     if the handle names no live object
      * @throws FloeOutOfMemoryException if the budget has no room for the copy (the object stays)
      */
     public boolean move(long handle) {
