@@ -139,7 +139,7 @@ public final class HandleSpace implements AutoCloseable {
      * A space whose objects live in {@code service} (on {@code allocator}: its blocks are offsets
      * in that allocator's region), with room for {@code maxHandles} live handles.
      *
-     * @throws IllegalArgumentException if {@code maxHandles} is not in {@code [1, 2^32 - 2]}, or
+     * @throws IllegalArgumentException if {@code maxHandles} is not in {@code [1, 2^31 - 2]}, or
      *                                  {@code service} is an {@link AnchorageHeap} on another
      *                                  allocator (its offsets would name bytes of this one's region)
      *                                  or already serving another space (a service serves one
@@ -395,10 +395,16 @@ public final class HandleSpace implements AutoCloseable {
      */
     public boolean move(long handle) {
         long id = checkedId(handle);
-        long a = table.meta(id);
-        long s = table.state(id);
-        if (HandleTable.version(a) != Handle.version(handle) || EntryState.isFree(s)) throw stale(handle, "was freed");
-        return relocate(new int[] {(int) id}, new long[] {EntryState.offset(s)}, 1).moved() == 1;
+        while (true) {
+            long a = table.meta(id);
+            if (HandleTable.version(a) != Handle.version(handle)) throw stale(handle, "was freed");
+            long s = table.state(id);
+            // a unchanged around the load of s: s is this version's state, not that of an object
+            // that reused the id in between (relocate then moves only if s still holds)
+            if (table.meta(id) != a) continue;
+            if (EntryState.isFree(s)) throw stale(handle, "was freed");
+            return relocate(new int[] {(int) id}, new long[] {EntryState.offset(s)}, 1).moved() == 1;
+        }
     }
 
     /** Outcome counts of one {@link #relocate} batch. */
@@ -441,7 +447,16 @@ public final class HandleSpace implements AutoCloseable {
                     held++;
                     continue;
                 }
-                int size = HandleTable.size(table.meta(id)); // stable while the state is m (not FREE)
+                int size = HandleTable.size(table.meta(id));
+                // The meta is this object's only while the state is still m: a free after the
+                // mark, a drain and a reuse of the id would publish another object's size (and
+                // copying that many bytes from the old block could run off the region). The
+                // reuse's free CAS happens-before its meta store (retire list, id lock), so a
+                // meta load that saw the new size is followed by a state load that sees no m.
+                if (table.state(id) != m) {
+                    cancelled++;
+                    continue;
+                }
                 long to;
                 try {
                     to = service.allocate(size, (int) id);

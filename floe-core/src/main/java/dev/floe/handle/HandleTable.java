@@ -67,8 +67,9 @@ final class HandleTable {
     private int freeCount; // guarded by lock
 
     HandleTable(FloeAllocator allocator, long maxHandles) {
-        if (maxHandles < 1 || maxHandles > 0xFFFF_FFFFL - 1) {
-            throw new IllegalArgumentException("maxHandles must be in [1, 2^32 - 2]: " + maxHandles);
+        // ids are Java ints (the service's allocate, the free list, Handle.of): at most 2^31 - 1
+        if (maxHandles < 1 || maxHandles > Integer.MAX_VALUE - 1) {
+            throw new IllegalArgumentException("maxHandles must be in [1, 2^31 - 2]: " + maxHandles);
         }
         this.allocator = allocator;
         this.region = allocator.region();

@@ -97,6 +97,19 @@ class HandleApiEdgeCaseTest {
     }
 
     /**
+     * Ids are Java ints end to end (the service's {@code allocate}, the free list): a table that
+     * could hand out id 2^31 would pass it on negative, fail that allocate with an index out of
+     * bounds and leak its block. The largest table is refused up front instead.
+     */
+    @Test
+    void moreHandlesThanPositiveIntIdsAreRefused() {
+        AnchorageHeap heap = new AnchorageHeap(alloc);
+        assertThrows(IllegalArgumentException.class, () -> new HandleSpace(alloc, heap, 1L << 31));
+        assertThrows(IllegalArgumentException.class, () -> new HandleSpace(alloc, heap, Integer.MAX_VALUE));
+        new HandleSpace(alloc, heap, Integer.MAX_VALUE - 1).close();
+    }
+
+    /**
      * An entry keeps an object's size in 32 bits, read back as an int. A service that accepts
      * larger objects (its {@code maxObjectSize} is its own) made the space ask it for them and
      * then keep a truncated or negative size: the object's views were cut short and a move copied
