@@ -206,18 +206,21 @@ public final class Anchorage implements AutoCloseable {
         long moved = 0, objects = 0, pinned = 0, cancelled = 0;
         long[] offs = new long[0];
         int[] ids = new int[0];
+        if (!space.beginMoves()) throw new IllegalStateException("handle space is closed");
         try {
-            for (int c = 0; c < AnchorageHeap.classCount(); c++) {
+            // the space's close waits for this pass to end (beginMoves): it stops after the
+            // batch in progress once it sees the space closed
+            for (int c = 0; c < AnchorageHeap.classCount() && !space.isClosed(); c++) {
                 List<AreaChunk> chunks = heap.evacuationCandidates(c, all);
                 try {
                     for (AreaChunk ch : chunks) {
-                        if (moved >= budget) break;
+                        if (moved >= budget || space.isClosed()) break;
                         if (offs.length < ch.blockCount) {
                             offs = new long[ch.blockCount];
                             ids = new int[ch.blockCount];
                         }
                         int n = heap.usedBlocks(ch, offs, ids);
-                        for (int at = 0; at < n && moved < budget; at += BATCH) {
+                        for (int at = 0; at < n && moved < budget && !space.isClosed(); at += BATCH) {
                             int k = Math.min(BATCH, n - at);
                             HandleSpace.Moves m = space.relocate(
                                     java.util.Arrays.copyOfRange(ids, at, at + k),
@@ -232,8 +235,9 @@ public final class Anchorage implements AutoCloseable {
                     for (AreaChunk ch : chunks) heap.endEvacuation(ch);
                 }
             }
-            space.drainRetired();
+            if (!space.isClosed()) space.drainRetired();
         } finally { // a pass that failed (out of budget for a copy) still counts what its finished batches did
+            space.endMoves();
             long took = System.nanoTime() - t0;
             double after = heap.fragmentation();
             passes++;
@@ -285,9 +289,10 @@ public final class Anchorage implements AutoCloseable {
      * Stops the loop and waits (up to 10 s) for a pass in progress to end, the loop's or a
      * {@link #runPass} caller's; afterwards {@link #runPass} throws {@link IllegalStateException}
      * and {@link #stats()} keeps the final counts. Closing twice is harmless. Close it before the
-     * {@link HandleSpace}: if the space (or its allocator) closes first, the background loop ends
-     * by itself at its next wake-up or with the pass the close made fail (not counted in
-     * {@link #failedPasses()}), and {@link #isRunning()} turns false.
+     * {@link HandleSpace}: if the space closes first, its close waits for the pass in progress,
+     * which stops after its current batch, and the background loop ends by itself at its next
+     * wake-up; if the allocator closes first, the loop ends with the pass the close made fail (not
+     * counted in {@link #failedPasses()}). Either way {@link #isRunning()} turns false.
      */
     @Override
     public void close() {

@@ -129,6 +129,13 @@ public final class HandleSpace implements AutoCloseable {
     private final HazardSlots pins = new HazardSlots();
     private final RetireBatches retired;
     private volatile boolean closed;
+    /**
+     * Moves in progress: defragmentation passes ({@link Anchorage}) and {@link #move} calls
+     * between {@link #beginMoves} and {@link #endMoves}. {@link #close()} waits for none to be
+     * left before it frees anything, so a move never copies into a chunk or writes a table entry
+     * that the close gave back (to the allocator, and so possibly to another user of it).
+     */
+    private final java.util.concurrent.atomic.AtomicInteger moving = new java.util.concurrent.atomic.AtomicInteger();
 
     /** A space whose objects live in a new {@link AnchorageHeap} on {@code allocator}. */
     public HandleSpace(FloeAllocator allocator) {
@@ -403,7 +410,12 @@ public final class HandleSpace implements AutoCloseable {
             // that reused the id in between (relocate then moves only if s still holds)
             if (table.meta(id) != a) continue;
             if (EntryState.isFree(s)) throw stale(handle, "was freed");
-            return relocate(new int[] {(int) id}, new long[] {EntryState.offset(s)}, 1).moved() == 1;
+            if (!beginMoves()) throw new IllegalStateException("handle space is closed");
+            try {
+                return relocate(new int[] {(int) id}, new long[] {EntryState.offset(s)}, 1).moved() == 1;
+            } finally {
+                endMoves();
+            }
         }
     }
 
@@ -509,6 +521,25 @@ public final class HandleSpace implements AutoCloseable {
         return id;
     }
 
+    /**
+     * Registers moves about to run ({@link #relocate} calls until {@link #endMoves}); false, and
+     * nothing registered, if the space is closed. The increment and {@link #close()}'s store of
+     * {@code closed} are both volatile writes followed by a volatile read of the other's
+     * variable (Dekker): in the synchronization order one of the two comes first, so either this
+     * sees the space closed or the close sees the count and waits.
+     */
+    boolean beginMoves() {
+        moving.incrementAndGet();
+        if (!closed) return true;
+        moving.decrementAndGet();
+        return false;
+    }
+
+    /** Ends what {@link #beginMoves} registered. */
+    void endMoves() {
+        moving.decrementAndGet();
+    }
+
     /** Whether {@link #close()} was called (the defragmenter's loop ends then). */
     boolean isClosed() {
         return closed;
@@ -529,12 +560,19 @@ public final class HandleSpace implements AutoCloseable {
      * (and any {@link Anchorage} on it is closed); afterwards every operation throws
      * {@link IllegalStateException}, a second close included, except {@link #isLive} (false),
      * {@link #maxObjectSize} and {@link #service}. A pin still open is not waited for: its
-     * {@link Pin#segment()} throws from now on, and its close does nothing harmful.
+     * {@link Pin#segment()} throws from now on, and its close does nothing harmful. Moves are
+     * waited for: a {@link #move} in progress, and a defragmentation pass, which stops after its
+     * batch in progress (at most {@value Anchorage#BATCH} objects) when it sees the space closed.
      */
     @Override
     public synchronized void close() {
         ensureOpen();
         closed = true;
+        // see beginMoves: every move registered after this store sees closed and does nothing
+        for (int spins = 0; moving.get() != 0; spins++) {
+            if (spins < 100) Thread.onSpinWait();
+            else Thread.yield();
+        }
         service.close();
         table.close();
     }
