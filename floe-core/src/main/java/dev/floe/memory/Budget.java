@@ -31,10 +31,11 @@ final class Budget {
 
     /**
      * The exception for an exhausted address space, with the real live bytes and the committed
-     * bytes excluding {@code pendingCharge} (a charge the failing request made and will refund).
+     * bytes excluding {@code pendingCharge} (a charge the failing request made and will refund);
+     * {@code why} (empty, or starting with a space) follows "exhausted" in the message.
      */
-    FloeOutOfMemoryException exhausted(String what, long requested, long pendingCharge) {
-        return new FloeOutOfMemoryException("Floe region address space for " + what + " exhausted",
+    FloeOutOfMemoryException exhausted(String what, String why, long requested, long pendingCharge) {
+        return new FloeOutOfMemoryException("Floe region address space for " + what + " exhausted" + why,
                 liveBytes.getAsLong(), committed.get() - pendingCharge, requested, cap);
     }
 

@@ -124,7 +124,11 @@ public final class FloeAllocator implements AutoCloseable {
      * the budget (or the address space), an allocation flushes the cache stripes no other call
      * holds at that moment (without waiting for the busy ones, unlike {@link #trim()}: allocation
      * stays lock-free) and tries once more: memory freed by any thread is available again to any
-     * size, once no other thread is inside an allocator call.
+     * size, once no other thread is inside an allocator call. Address space is another matter: a
+     * superblock serves the size class it was carved for until the region closes (unless
+     * {@linkplain Builder#recarveEmptySuperblocks re-carved}), so a small-block area whose
+     * superblocks are all carved refuses a class that has none, however little is committed
+     * (see {@link Builder#regionSize}; the exception's message counts those superblocks).
      *
      * @throws IllegalArgumentException  if {@code size <= 0} or {@code size > maxAllocation()}
      * @throws FloeOutOfMemoryException  if the budget or the address space is exhausted
@@ -470,7 +474,14 @@ public final class FloeAllocator implements AutoCloseable {
             return this;
         }
 
-        /** Address space to reserve (default 256 GiB); a multiple of the superblock size, at least 8 of them. */
+        /**
+         * Address space to reserve (default 256 GiB); a multiple of the superblock size, at least 8
+         * of them. The lower half holds the superblocks, the upper half the large runs. Reserving
+         * costs no memory, but the lower half must hold every superblock ever carved: one carved
+         * for a size class keeps that class until the region closes (invariant 3, unless
+         * {@link #recarveEmptySuperblocks}), so a workload whose block sizes change over time needs
+         * room for the peak of each class, not only the peak of them all together.
+         */
         public Builder regionSize(long bytes) {
             this.regionSize = bytes;
             return this;

@@ -4,7 +4,11 @@ package dev.floe.memory;
  * An allocation would exceed the allocator's budget of committed bytes (or exhaust its address
  * space). No block changed hands in the failed call (it may have flushed the caches first, as
  * {@link FloeAllocator#trim()} does), and the allocator keeps working: once blocks are freed,
- * their memory is available again to allocations of any size.
+ * their memory is available again to allocations of any size, as far as the budget goes. The
+ * address space of a superblock is not: it keeps the size class it was carved for, so the
+ * small-block area can run out for a new class while little is committed; the message then
+ * says how many released superblocks belong to other classes
+ * ({@link FloeAllocator.Builder#regionSize}).
  */
 public final class FloeOutOfMemoryException extends RuntimeException {
     private final long liveBytes;

@@ -92,7 +92,7 @@ final class LargeRuns {
         long g = region.extentGranularity();
         long extent = (length - (frontier - start) + g - 1) / g * g;
         if (frontier > limit - extent) {
-            throw budget.exhausted("large runs", requested, length);
+            throw budget.exhausted("large runs", "", requested, length);
         }
         region.commit(frontier, extent);
         if (tail != null) removeFree(tail);

@@ -3,6 +3,7 @@ package dev.floe.memory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,6 +51,15 @@ final class SuperblockHeap {
     private final DescriptorStack[] reusable;
     private final Budget budget;
     private final AtomicLong releases = new AtomicLong();
+    /**
+     * Released superblocks per class, for {@link #heldByOtherClasses}: counted by the release
+     * before the superblock turns EMPTY, uncounted by the fill that reuses or re-carves it after
+     * taking it EMPTY. The reuser's CAS (or pop) reads the EMPTY anchor the releaser wrote after
+     * its increment, so the decrement follows the increment and the count is never negative (one
+     * too high while a release finishes). Both are superblock-level steps (a system call, a
+     * reuse), never a cache hit.
+     */
+    private final AtomicIntegerArray released;
 
     /**
      * Whether an EMPTY superblock of another class may be re-carved when a class has no partial or
@@ -64,6 +74,7 @@ final class SuperblockHeap {
         this.classes = classes;
         this.partial = new DescriptorStack[classes.count()];
         this.reusable = new DescriptorStack[classes.count()];
+        this.released = new AtomicIntegerArray(classes.count());
         this.region = region;
         this.superblockSize = superblockSize;
         this.superblockShift = Long.numberOfTrailingZeros(superblockSize);
@@ -109,6 +120,7 @@ final class SuperblockHeap {
             boolean ok = sb.casAnchor(Anchor.of(Anchor.EMPTY, sb.blockCount),
                     Anchor.of(rest > 0 ? Anchor.PARTIAL : Anchor.FULL, rest));
             if (!ok) throw new IllegalStateException("Floe allocator invariant broken: reused superblock changed");
+            released.decrementAndGet(c);
             sb.takeFree(dst, at, n);
             if (rest > 0) partial[c].push(sb);
             return n;
@@ -167,6 +179,7 @@ final class SuperblockHeap {
             throw e;
         }
         region.reuseEmptySuperblock(old.offset, superblockSize);
+        released.decrementAndGet(old.sizeClass);
         return install(new Superblock(old.index, old.offset, c, classes.blockSize(c), superblockSize), dst, at, room);
     }
 
@@ -204,7 +217,7 @@ final class SuperblockHeap {
         if (index >= maxIndex) {
             frontier.getAndDecrement(); // keep the frontier bounded (harmless race: both fail)
             budget.refund(superblockSize);
-            throw budget.exhausted("superblocks", classes.blockSize(c), 0);
+            throw budget.exhausted("superblocks", heldByOtherClasses(c), classes.blockSize(c), 0);
         }
         long off = (long) index << superblockShift;
         try {
@@ -214,6 +227,22 @@ final class SuperblockHeap {
             throw e;
         }
         return install(new Superblock(index, off, c, classes.blockSize(c), superblockSize), dst, at, room);
+    }
+
+    /**
+     * Why a small area whose superblocks are all carved refuses class {@code c} while little is
+     * committed: without re-carving, a released superblock serves only the class it was carved
+     * for (invariant 3), so the address space of a class that is no longer used is not free for
+     * another. Counts those superblocks ({@link #released}: a failing call in a loop stays cheap,
+     * where a pass over the directory took 7 ms in a full 256 GiB region) for the exception's
+     * message; empty when there are none, or when re-carving would have taken them.
+     */
+    private String heldByOtherClasses(int c) {
+        if (recarve) return "";
+        int held = 0;
+        for (int k = 0; k < classes.count(); k++) if (k != c) held += released.get(k);
+        return held == 0 ? "" : " (" + held + " of its " + (maxIndex - 1) + " superblocks are released but keep the"
+                + " size classes they were carved for: a larger regionSize, or recarveEmptySuperblocks, makes room)";
     }
 
     /** Hands the first blocks of a fresh descriptor to the caller and publishes it. */
@@ -282,6 +311,7 @@ final class SuperblockHeap {
         region.releaseEmptySuperblock(sb.offset, superblockSize);
         budget.refund(superblockSize);
         releases.incrementAndGet();
+        released.incrementAndGet(sb.sizeClass);
         if (JfrEvents.recorderInitialized()) recordRelease(sb);
     }
 

@@ -333,6 +333,50 @@ class MisuseTest {
         }
     }
 
+    /**
+     * A superblock serves the size class it was carved for until the region closes (invariant 3),
+     * so once every superblock of the small area has been carved, a class that has none refuses
+     * even with nothing live or committed. The exception must say why: before, it read "address
+     * space for superblocks exhausted ... live 0, committed 0", which no budget or free explains.
+     * Re-carving lets the class have the released superblocks.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
+    void smallAreaHeldByReleasedSuperblocksOfOtherClassesIsNamedInTheException(RegionMode mode) {
+        long sb = 64 << 10;
+        for (boolean recarve : new boolean[] {false, true}) {
+            try (FloeAllocator a = FloeAllocator.builder().mode(mode).regionSize(16 * sb).superblockSize(sb)
+                    .recarveEmptySuperblocks(recarve).jmx(false).build()) {
+                List<Long> blocks = new ArrayList<>();
+                assertThrows(FloeOutOfMemoryException.class, () -> {
+                    while (true) blocks.add(a.allocate(SizeClasses.MAX_SMALL));
+                });
+                assertEquals(7 * 4, blocks.size(), "7 usable superblocks of 4 blocks each");
+                for (long off : blocks) a.free(off);
+                a.trim();
+                assertEverythingReturned(a, sb);
+                assertEquals(7, a.stats().superblocksEmpty(), "all 7 released, kept for their class");
+                if (recarve) {
+                    a.free(a.allocate(8)); // takes a released superblock of the 16 KiB class
+                    continue;
+                }
+                FloeOutOfMemoryException e = assertThrows(FloeOutOfMemoryException.class, () -> a.allocate(8),
+                        "a class with no superblock of its own, in a small area whose superblocks are all carved");
+                assertEquals(0, e.liveBytes());
+                assertEquals(0, e.committedBytes());
+                String msg = e.getMessage();
+                assertTrue(msg.contains("7 of its 7 superblocks are released") && msg.contains("regionSize")
+                        && msg.contains("recarveEmptySuperblocks"), msg);
+                // the class the superblocks were carved for has all of them again
+                blocks.clear();
+                for (int i = 0; i < 7 * 4; i++) blocks.add(a.allocate(SizeClasses.MAX_SMALL));
+                for (long off : blocks) a.free(off);
+                a.trim();
+                assertEverythingReturned(a, sb);
+            }
+        }
+    }
+
     /** When the large area runs out of address space, the exception reports the allocator's real state. */
     @ParameterizedTest
     @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
