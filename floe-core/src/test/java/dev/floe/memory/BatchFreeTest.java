@@ -2,6 +2,7 @@ package dev.floe.memory;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -42,12 +43,17 @@ class BatchFreeTest {
         }
     }
 
-    /** The first bad offset stops the batch: the blocks before it are freed, those after it stay live. */
+    /**
+     * The first bad offset stops the batch: the blocks before it are freed, those after it stay
+     * live, and the cache stripe the batch held is given back (one stripe here: a stripe left
+     * claimed would make {@link FloeAllocator#trim()} wait for ever).
+     */
     @Test
     void stopsAtTheFirstBadOffset() {
-        try (FloeAllocator a = allocator()) {
+        try (FloeAllocator a = FloeAllocator.builder().regionSize(1L << 30).jmx(false).cacheStripes(1).build()) {
             long[] offs = new long[10];
             for (int i = 0; i < offs.length; i++) offs[i] = a.allocate(64);
+            long cached = a.stats().cachedBytes();
             long[] batch = offs.clone();
             batch[4] = offs[4] + 8; // inside a block
             IllegalFreeException e = assertThrows(IllegalFreeException.class, () -> a.free(batch, 0, batch.length));
@@ -57,6 +63,9 @@ class BatchFreeTest {
                 assertThrows(IllegalFreeException.class, () -> a.free(off), "freed before the bad offset");
             }
             for (int i = 4; i < offs.length; i++) assertEquals(64, a.usableSize(offs[i]), "not freed: at or after the bad offset");
+            assertEquals(cached + 4 * 64, a.stats().cachedBytes(), "the four freed blocks went to the cache");
+            assertTimeoutPreemptively(Duration.ofSeconds(10), a::trim, "trim waits for a stripe the refused batch kept");
+            assertEquals(0, a.stats().cachedBytes());
             long[] twice = {offs[5], offs[5]};
             assertThrows(IllegalFreeException.class, () -> a.free(twice, 0, 2), "a double free inside one batch");
             assertThrows(IllegalArgumentException.class, () -> a.usableSize(offs[5]), "the first free of the pair went through");
