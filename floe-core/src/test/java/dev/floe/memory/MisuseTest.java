@@ -304,6 +304,39 @@ class MisuseTest {
         }
     }
 
+    /**
+     * A released superblock that a fill takes for reuse while the budget is full goes back on its
+     * class's reuse stack: once the budget has room, the class reuses that address range instead
+     * of carving a new one (before this test, dropping it there failed no test).
+     */
+    @ParameterizedTest
+    @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
+    void aReleasedSuperblockRefusedForTheBudgetIsReusedOnceThereIsRoom(RegionMode mode) {
+        long sb = 64 << 10;
+        try (FloeAllocator a = FloeAllocator.builder().mode(mode).regionSize(16 * sb).superblockSize(sb)
+                .budget(2 * sb).jmx(false).build()) {
+            long first = a.allocate(SizeClasses.MAX_SMALL);
+            assertEquals(sb, first & -sb, "the first superblock carved is index 1");
+            a.free(first);
+            a.trim(); // released: EMPTY on the 16 KiB class's reuse stack
+            List<Long> others = new ArrayList<>();
+            assertThrows(FloeOutOfMemoryException.class, () -> {
+                while (true) others.add(a.allocate(8 << 10));
+            });
+            assertEquals(2 * 8, others.size(), "two superblocks of 8 KiB blocks fill the budget");
+            assertThrows(FloeOutOfMemoryException.class, () -> a.allocate(SizeClasses.MAX_SMALL),
+                    "the released superblock cannot be committed again while the budget is full");
+            for (long off : others) a.free(off);
+            a.trim();
+            long again = a.allocate(SizeClasses.MAX_SMALL);
+            assertEquals(sb, again & -sb, "the class reuses its released superblock");
+            a.free(again);
+            a.trim();
+            assertEverythingReturned(a, sb);
+            assertEquals(3, a.stats().superblocksEmpty(), "three superblocks carved in all");
+        }
+    }
+
     /** When the small area runs out of superblocks, the exception reports the allocator's real state. */
     @ParameterizedTest
     @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
