@@ -265,7 +265,8 @@ public final class FloeAllocator implements AutoCloseable {
     /**
      * The block size if {@code offset} is the start of a block in a size-class superblock, live or
      * free, else 0; never throws. Superblocks keep their block size for the life of their address
-     * range (invariant 3), so a layer that stores block offsets (Nova's safe pointers) can check
+     * range (invariant 3; not if {@link #recarvesEmptySuperblocks()}, where a re-carved superblock
+     * answers with its new size), so a layer that stores block offsets (Nova's safe pointers) can check
      * with this, before touching memory, that an offset it was handed — stale or forged — lands on
      * a real block boundary and how many bytes that block holds. Large runs are not blocks here:
      * their boundaries move as runs split and coalesce.

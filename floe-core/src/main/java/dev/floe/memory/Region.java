@@ -15,9 +15,11 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Two implementations: {@link MappedRegion} (one {@code mmap} reservation, memory returned with
  * {@code madvise}) and {@link ChunkedRegion} (fallback without native access: chunks from a
- * shared {@code Arena}). Both bound every access: an offset outside the region, or in a part that
- * was never committed, raises {@link IndexOutOfBoundsException}; any access after {@link #close}
- * raises {@link IllegalStateException}; neither can crash the JVM.
+ * shared {@code Arena}). Both bound every access: an offset outside the region raises
+ * {@link IndexOutOfBoundsException}; a part never committed (say, a superblock not carved yet)
+ * reads zeros in a mapped region, whose reservation covers it, and raises
+ * {@link IndexOutOfBoundsException} in a chunked one, which has no memory there; any access after
+ * {@link #close} raises {@link IllegalStateException}; neither can crash the JVM.
  *
  * <p>Word accessors take an offset that must be 8-byte aligned (else
  * {@link IllegalArgumentException}); their names give their memory ordering, as the
