@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.floe.testing.LockstepRace;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -180,6 +182,75 @@ class ConcurrentMisuseTest {
             for (long w : sb.freeBits) assertEquals(0, w, "round " + round + ": bits left in the free pool");
             round++;
         } while (round < 3 || System.nanoTime() < deadline);
+    }
+
+    /**
+     * Invariant 6 at the close: {@link FloeAllocator#close()} while other threads allocate, write,
+     * read, free (one by one and in batches), trim and take statistics never crashes the JVM
+     * (nothing touches the region once it is unmapped, no {@code madvise} or {@code mmap} reaches
+     * a range unmapped since its check) and every call that loses the race fails with an
+     * {@link IllegalStateException} saying the allocator, its region or its arena is closed, never
+     * with a broken invariant or a failed system call. Small superblocks of 16 KiB blocks and
+     * large runs make releases (system calls) frequent; both modes and both release methods.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ReleaseMethod.class)
+    void closeRacingEveryOtherCallOnlyEverRefusesWithIllegalStateException(ReleaseMethod method) throws Exception {
+        List<RegionMode> modes = method == ReleaseMethod.SHARED_FRAME
+                ? List.of(RegionMode.MAPPED) : List.of(RegionMode.MAPPED, RegionMode.ARENA_CHUNKS);
+        LongAdder refused = new LongAdder();
+        for (RegionMode mode : modes) {
+            for (int round = 0; round < 15; round++) {
+                long closeAfterMillis = 2 + round % 5;
+                FloeAllocator a = FloeAllocator.builder().mode(mode).releaseMethod(method).regionSize(1L << 30)
+                        .superblockSize(64 << 10).cacheStripes(2).jmx(false).build();
+                CountDownLatch started = new CountDownLatch(3);
+                AtomicInteger ids = new AtomicInteger();
+                Thread closer = new Thread(() -> {
+                    try {
+                        started.await();
+                        Thread.sleep(closeAfterMillis);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    a.close();
+                });
+                closer.start();
+                runThreads(3, "floe-close-racer", () -> {
+                    int me = ids.getAndIncrement();
+                    Random rnd = new Random(me);
+                    long[] mine = new long[64];
+                    int n = 0;
+                    started.countDown();
+                    try {
+                        while (true) {
+                            if (n == mine.length || (n > 0 && rnd.nextBoolean())) {
+                                int k = 1 + rnd.nextInt(n);
+                                if (rnd.nextBoolean()) a.free(mine, n - k, n);
+                                else for (int i = n - k; i < n; i++) a.free(mine[i]);
+                                n -= k;
+                            } else {
+                                long off = a.allocate(rnd.nextInt(8) == 0 ? 20_000 + rnd.nextInt(200_000) : SizeClasses.MAX_SMALL);
+                                a.segment(off, 8).set(ValueLayout.JAVA_LONG, 0, off);
+                                if (a.region().getLongVolatile(off) != off) fail("block " + off + " changed under its owner");
+                                mine[n++] = off;
+                            }
+                            switch (rnd.nextInt(64)) {
+                                case 0 -> a.trim();
+                                case 1 -> a.stats();
+                                default -> { }
+                            }
+                        }
+                    } catch (IllegalStateException e) {
+                        String msg = String.valueOf(e.getMessage()).toLowerCase();
+                        if (!a.isClosed() || !msg.contains("closed")) throw new AssertionError("not a refusal for the close", e);
+                        refused.increment();
+                    }
+                });
+                closer.join();
+            }
+        }
+        assertTrue(refused.sum() > 0);
     }
 
     /**
