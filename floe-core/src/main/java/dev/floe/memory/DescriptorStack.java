@@ -52,10 +52,6 @@ final class DescriptorStack {
         }
     }
 
-    boolean isEmpty() {
-        return (int) head == 0;
-    }
-
     private static long tagged(long oldHead, int indexPlusOne) {
         return (((oldHead >>> 32) + 1) << 32) | (indexPlusOne & 0xFFFF_FFFFL);
     }
