@@ -39,6 +39,8 @@ final class LargeRuns {
     private final TreeSet<Run> freeBySize = new TreeSet<>(BY_SIZE);
     private final Map<Long, Long> live = new ConcurrentHashMap<>();
     private long frontier; // guarded by lock
+    /** Bytes in free runs (guarded by lock): for the exhaustion message, {@link #inPieces}. */
+    private long freeBytes;
 
     LargeRuns(Region region, Budget budget, long base, long limit) {
         this.region = region;
@@ -92,13 +94,26 @@ final class LargeRuns {
         long g = region.extentGranularity();
         long extent = (length - (frontier - start) + g - 1) / g * g;
         if (frontier > limit - extent) {
-            throw budget.exhausted("large runs", "", requested, length);
+            throw budget.exhausted("large runs", inPieces(length), requested, length);
         }
         region.commit(frontier, extent);
         if (tail != null) removeFree(tail);
         frontier += extent;
         if (frontier > start + length) addFree(new Run(start + length, frontier - start - length));
         return start;
+    }
+
+    /**
+     * Why the area refuses {@code length} bytes although its free runs add up to as much (empty
+     * when they do not): the free bytes are in pieces. Live runs can separate them in any mode; in
+     * a region that does not grow contiguously (arena chunks) runs of separately committed
+     * extents never merge either, so the area can refuse with nothing live. Under the lock.
+     */
+    private String inPieces(long length) {
+        if (freeBytes < length) return "";
+        return " (" + freeBytes + " bytes of it are free, in pieces, the largest " + freeBySize.last().length
+                + " bytes" + (region.growsContiguously() ? "" : "; in the " + region.mode()
+                + " mode pieces of separately committed extents never merge") + ": a larger regionSize makes room)";
     }
 
     /** Frees the run at {@code off}; false if no live run starts there. */
@@ -167,11 +182,13 @@ final class LargeRuns {
     private void addFree(Run r) {
         freeByOffset.put(r.offset, r);
         freeBySize.add(r);
+        freeBytes += r.length;
     }
 
     private void removeFree(Run r) {
         freeByOffset.remove(r.offset);
         freeBySize.remove(r);
+        freeBytes -= r.length;
     }
 
     /** JFR {@code floe.LargeAllocation} for an allocation (only once the recorder is initialized: {@link JfrEvents}). */

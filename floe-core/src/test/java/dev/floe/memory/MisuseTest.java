@@ -433,6 +433,35 @@ class MisuseTest {
         }
     }
 
+    /**
+     * Freed large runs of separately committed extents never merge in the arena-chunks mode (their
+     * memory is not contiguous), so there the large area can refuse a run with nothing live, where
+     * the mapped mode coalesces and serves it. The exception must say why: before, it read "address
+     * space for large runs exhausted ... live 0, committed 0" and nothing more.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
+    void largeAreaInPiecesIsNamedInTheException(RegionMode mode) {
+        long mib = 1 << 20;
+        try (FloeAllocator a = FloeAllocator.builder().mode(mode).regionSize(64 * mib).jmx(false).build()) {
+            a.free(a.allocate(12 * mib));
+            a.free(a.allocate(16 * mib)); // does not fit the 12 MiB run: a second extent
+            if (mode == RegionMode.MAPPED) {
+                a.free(a.allocate(24 * mib)); // the two runs coalesced with the rest of the area
+                return;
+            }
+            FloeOutOfMemoryException e = assertThrows(FloeOutOfMemoryException.class, () -> a.allocate(24 * mib),
+                    "28 MiB free in two extents that are not contiguous, 4 MiB untouched");
+            assertEquals(0, e.liveBytes());
+            assertEquals(0, e.committedBytes());
+            String msg = e.getMessage();
+            assertTrue(msg.contains(28 * mib + " bytes of it are free") && msg.contains("largest " + 16 * mib)
+                    && msg.contains("ARENA_CHUNKS") && msg.contains("regionSize"), msg);
+            a.free(a.allocate(16 * mib)); // what fits a piece is still served
+            assertStillWorks(a);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = RegionMode.class, names = {"MAPPED", "ARENA_CHUNKS"})
     void everyOperationAfterCloseThrowsIllegalStateException(RegionMode mode) throws Exception {
