@@ -105,10 +105,15 @@ final class OaVerReclamation extends OptimisticAccess {
         p.lastRetireTime = clock; // volatile read after the unlinking CAS
     }
 
+    /**
+     * Full, or at least half full (the paper's threshold X, at least one node: a capacity of 1
+     * would otherwise make it 0, and every operation would run a pass over an empty list) with a
+     * warning after its newest retire.
+     */
     @Override
     boolean wantsReclaim(Participant p) {
         return p.limbo.isFull()
-                || (p.limbo.sinceLastPass() >= p.limbo.capacity() / 2 && clock > p.lastRetireTime);
+                || (p.limbo.sinceLastPass() >= Math.max(1, p.limbo.capacity() / 2) && clock > p.lastRetireTime);
     }
 
     @Override

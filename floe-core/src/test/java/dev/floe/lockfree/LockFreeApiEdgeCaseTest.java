@@ -94,6 +94,26 @@ class LockFreeApiEdgeCaseTest {
         }
     }
 
+    /**
+     * OA-VER reclaims a list between half and full capacity when another warning already covers
+     * it; with a capacity of 1 "half" rounded to 0, so once the clock had moved past the last
+     * retire (and from the start: the clock begins above the initial retire time) every update
+     * ran a pass over an empty list (a fence, a hazard scan, a batch free of nothing): 12 passes
+     * here instead of 1.
+     */
+    @Test
+    void oaVerWithALimboCapacityOfOneRunsNoPassOverAnEmptyList() {
+        try (FloeAllocator alloc = Schemes.allocator()) {
+            Reclamation rec = Reclamation.oaVer(alloc, 1);
+            try (HarrisMichaelList list = new HarrisMichaelList(rec)) {
+                assertTrue(list.insert(0, 0));
+                assertTrue(list.remove(0)); // fills the list of one: a pass, which warns
+                for (long k = 1; k <= 10; k++) assertTrue(list.insert(k, k)); // nothing retired
+                assertEquals(1, rec.stats().reclaims(), "passes over an empty limbo list: " + rec.stats());
+            }
+        }
+    }
+
     /** No key is a sentinel: the ends of the range and their neighbours are ordinary keys. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("dev.floe.lockfree.LockFreeLongMapTest#cases")
