@@ -223,7 +223,8 @@ public abstract class Reclamation {
      * list nor its place among the owners waits for the thread to end. The thread may go on using
      * the structures afterwards: it borrows a participant per operation and may own one again
      * later. Nodes a hazard pointer still protects stay in the limbo list, which the next holder
-     * of the participant reclaims.
+     * of the participant reclaims. Detach the threads that own participants before dropping the
+     * last reference to this scheme: their limbo lists can only be freed through it.
      *
      * @return whether the calling thread owned a participant (virtual threads never do, nor
      *         platform threads beyond the owner cap)
