@@ -17,6 +17,7 @@ public final class MichaelHashTable extends ListHeads {
      *                                  the allocator's largest allocation
      * @throws dev.floe.memory.FloeOutOfMemoryException if the bucket array exceeds the
      *                                  allocator's budget
+     * @throws IllegalStateException    if the allocator is closed
      */
     public MichaelHashTable(Reclamation reclamation, long expectedSize) {
         super(reclamation, bucketsFor(expectedSize), "hash table");

@@ -76,6 +76,16 @@ class LockFreeApiEdgeCaseTest {
         }
     }
 
+    /** A structure cannot be made on a closed allocator: the allocator's exception, nothing allocated. */
+    @Test
+    void aStructureOnAClosedAllocatorIsRefused() {
+        FloeAllocator alloc = Schemes.allocator();
+        Reclamation rec = Reclamation.oaVer(alloc);
+        alloc.close();
+        assertThrows(IllegalStateException.class, () -> new HarrisMichaelList(rec));
+        assertThrows(IllegalStateException.class, () -> new MichaelHashTable(rec, 100));
+    }
+
     /**
      * A limbo capacity is allocated up front, twice per participant; {@code Integer.MAX_VALUE}
      * was an {@link OutOfMemoryError} ("Requested array size exceeds VM limit") instead of the
