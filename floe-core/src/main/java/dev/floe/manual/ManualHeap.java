@@ -123,6 +123,7 @@ public final class ManualHeap {
      *
      * @throws IllegalArgumentException if {@code bytes <= 0} or too large for the allocator
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     *                                  (after a {@link #reclaim} of what was abandoned)
      */
     public Owner create(long bytes) {
         return create(bytes, (byte) 0);
@@ -134,6 +135,7 @@ public final class ManualHeap {
      *
      * @throws IllegalArgumentException if {@code bytes <= 0} or too large for the allocator
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     *                                  (after a {@link #reclaim} of what was abandoned)
      */
     public Owner create(long bytes, byte fill) {
         return new Owner(this, newObject(bytes, fill)); // volatile publication: the contents happen-before
@@ -148,7 +150,7 @@ public final class ManualHeap {
      * @throws IllegalArgumentException if {@code bytes <= 0} or too large for the allocator, or
      *                                  {@code owner} belongs to another heap (the owner is then unchanged)
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
-     *                                  (the owner is then unchanged)
+     *                                  after a {@link #reclaim} (the owner is then unchanged)
      */
     public void createInto(Owner owner, long bytes, byte fill) {
         Objects.requireNonNull(owner, "owner");
@@ -161,7 +163,16 @@ public final class ManualHeap {
         if (bytes <= 0 || bytes > maxObjectBytes) {
             throw new IllegalArgumentException("object size " + bytes + " is not in [1, " + maxObjectBytes + "]");
         }
-        long offset = allocator.allocate(bytes);
+        long offset;
+        try {
+            offset = allocator.allocate(bytes);
+        } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+            // Abandoned objects keep their memory until a retire batch fills and their epochs
+            // pass, which a thread that only creates never brings about: reclaim what can be,
+            // then try once more (only on this path, which ends in the exception otherwise).
+            reclaim();
+            offset = allocator.allocate(bytes);
+        }
         allocator.region().slice(offset, bytes).fill(fill);
         return bytes << offsetBits | offset;
     }
@@ -174,6 +185,7 @@ public final class ManualHeap {
      * @throws IllegalArgumentException if the layout's alignment exceeds 8 bytes or its size is
      *                                  not in {@code [1, maxObjectBytes()]}
      * @throws dev.floe.memory.FloeOutOfMemoryException if the allocator's budget is exhausted
+     *                                  (after a {@link #reclaim} of what was abandoned)
      */
     public Owner create(MemoryLayout layout) {
         Objects.requireNonNull(layout, "layout");

@@ -38,6 +38,34 @@ class ManualApiEdgeCaseTest {
     }
 
     /**
+     * Abandoned objects wait in retire batches and for their epochs, so under a budget a heap
+     * whose objects were all abandoned refused every create (the budget still counted them) until
+     * a batch filled and enough epochs passed, which a single thread that only creates never
+     * brings about. A create out of budget now reclaims first and tries once more; objects that
+     * are still shielded keep their memory, and then the create fails.
+     */
+    @Test
+    void aCreateOutOfBudgetFirstReclaimsWhatWasAbandoned() {
+        try (FloeAllocator small = FloeAllocator.builder().regionSize(1L << 30).budget(4L << 20).jmx(false).build()) {
+            ManualHeap h = new ManualHeap(small);
+            java.util.List<Owner> owners = new java.util.ArrayList<>();
+            assertThrows(dev.floe.memory.FloeOutOfMemoryException.class, () -> {
+                while (true) owners.add(h.create(4096));
+            });
+            int filled = owners.size();
+            assertTrue(filled > 100, "the budget held " + filled + " objects");
+            Owner shielded = owners.getFirst();
+            try (Shield s = shielded.defend()) {
+                for (Owner o : owners) o.abandon();
+                for (int i = 0; i < filled - 1; i++) h.create(4096); // everything abandoned but the shielded one
+                assertThrows(dev.floe.memory.FloeOutOfMemoryException.class, () -> h.create(4096),
+                        "the shielded object keeps its memory");
+                assertEquals(0, s.getLong(0), "the shielded object was not freed");
+            }
+        }
+    }
+
+    /**
      * The shield's view is a segment of its own confined arena, which the allocator's close
      * cannot reach: built after the region was unmapped, it read unmapped memory and the JVM
      * died (SIGSEGV). It must fail like every other access after the close.
