@@ -162,11 +162,17 @@ public final class Nova extends RetiringSomar {
      *
      * @throws IllegalArgumentException if {@code length} leaves no room for the run word in the
      *                                  largest block, or {@code runBytes} is not a valid allocation
-     * @throws dev.floe.memory.FloeOutOfMemoryException if the budget is exhausted (nothing is left
+     * @throws dev.floe.memory.FloeOutOfMemoryException if the budget is exhausted, also after a
+     *                                  {@link #reclaimNow} as {@link #allocate} (nothing is left
      *                                  allocated)
      */
     public long allocateWithRun(long length, long runBytes) {
-        return access.allocateWithRun(length, runBytes);
+        try {
+            return access.allocateWithRun(length, runBytes);
+        } catch (dev.floe.memory.FloeOutOfMemoryException full) { // see allocate
+            reclaimNow();
+            return access.allocateWithRun(length, runBytes);
+        }
     }
 
     /**

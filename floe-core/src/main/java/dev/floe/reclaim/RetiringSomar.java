@@ -1,6 +1,7 @@
 package dev.floe.reclaim;
 
 import dev.floe.memory.FloeAllocator;
+import dev.floe.memory.FloeOutOfMemoryException;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -80,9 +81,20 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
      */
     abstract int release(long sealed, long[] refs, int count, HazardSnapshot announced);
 
+    /**
+     * {@inheritDoc} Out of budget, it first frees what the retire batches hold and no
+     * announcement protects ({@link #reclaimNow}) and tries once more: deleted slices wait in
+     * the batches until one fills, so a thread that only allocates would otherwise be refused
+     * while most of the budget is deleted slices.
+     */
     @Override
     public final long allocate(long length) {
-        return access.allocate(length); // reads the clock after taking the block
+        try {
+            return access.allocate(length); // reads the clock after taking the block
+        } catch (FloeOutOfMemoryException full) {
+            reclaimNow();
+            return access.allocate(length);
+        }
     }
 
     @Override
