@@ -364,6 +364,29 @@ class OakMapEdgeCaseTest {
         }
     }
 
+    /**
+     * A superblock keeps the size class it was carved for (docs/memory.md, invariant 3), so a map
+     * with its own budget whose value sizes shift over its life needs address space for the peak
+     * of each size class it ever used. Its region was 2 to 4 times the budget (half of it for
+     * size classes): at the third size (each filling three quarters of the budget, then
+     * cleared), inserts were refused with nothing but the current values live. The region is now
+     * 16 to 32 times the budget (address space only), room for a full budget in each of 8 classes.
+     */
+    @Test
+    void aBudgetedMapWhoseValueSizesShiftKeepsInserting() {
+        long budget = 16 << 20;
+        try (OakMap<Long, byte[]> m = OakMap.builder(OakCodecs.LONG, OakCodecs.BYTES, OakCodecs.LONG)
+                .budget(budget).build()) {
+            for (int size : new int[] {100, 500, 1000, 2000, 4000, 8000, 16000}) {
+                byte[] value = new byte[size];
+                long n = budget * 3 / 4 / (size + 64);
+                for (long k = 0; k < n; k++) m.put(k, value);
+                assertEquals(n, m.size(), size + "-byte values");
+                m.clear();
+            }
+        }
+    }
+
     // ---- close -----------------------------------------------------------------------------------
 
     /**
