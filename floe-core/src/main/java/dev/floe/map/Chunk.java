@@ -190,6 +190,15 @@ final class Chunk {
         for (int spins = 0; (state & ~FROZEN) != 0; spins++) ValueSlices.backOff(spins);
     }
 
+    /**
+     * Undoes {@link #freeze} for a rebalance that failed before it published anything (see
+     * {@link Rebalancer}, "A rebalance that fails"): the chunk is current again and the updates
+     * waiting for the rebalance lock publish on it when they retry.
+     */
+    void unfreeze() {
+        STATE.getAndBitwiseAnd(this, ~FROZEN);
+    }
+
     /** Claims a free entry; 0 if the chunk is full. Call while published. */
     int allocateEntry() {
         int e = (int) ALLOCATED.getAndAdd(this, 1) + 1;

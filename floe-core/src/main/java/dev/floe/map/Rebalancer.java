@@ -24,12 +24,23 @@ import java.util.Arrays;
  *       {@link Chunk#replacement} on the old chunks, then swing the predecessor's {@code next} (or
  *       {@code head}) to the first new chunk (one volatile store: the list changes at once). While
  *       a chunk has no replacement it is current, which is what a lookup relies on.</li>
- *   <li><b>Index</b>: map every new minKey to its chunk and drop the merged chunk's mapping (the
- *       index may lag the list meanwhile: lookups walk forward and follow replacements).</li>
  *   <li><b>Retire</b> the keys of entries the copy dropped (value empty, or checked and found
  *       removed).</li>
+ *   <li><b>Index</b>: map every new minKey to its chunk and drop the merged chunk's mapping (the
+ *       index may lag the list meanwhile: lookups walk forward and follow replacements).</li>
  * </ol>
- * <b>Why nothing is lost</b>: an update changes an entry only while published, so the copy sees
+ * <b>A rebalance that fails</b> (user code it calls throws: the comparator's
+ * {@link OakComparator#prefixOfSerialized} when a new chunk's first key is copied, a comparison
+ * while it looks for the predecessor; or an on-heap allocation fails) before its publish store
+ * unfreezes the chunks and changes nothing: the updates waiting for it retry on the old chunks,
+ * and the exception reaches the operation that asked for the rebalance, whose own change is done
+ * (a put that filled the chunk has inserted). A frozen chunk without a replacement would make
+ * every update of its keys wait forever. After the publish the list is complete: the keys the
+ * copy dropped are retired first, and a comparison that fails while the index is updated leaves
+ * the index behind the list, which lookups tolerate (they walk forward from the index's floor
+ * and follow replacements), as they tolerate its lag during a rebalance.
+ *
+ * <p><b>Why nothing is lost</b>: an update changes an entry only while published, so the copy sees
  * every completed entry change, and updates that had not published retry on the new chunks.
  * Value bytes live in shared slices, so in-place writes during the copy land in the value the new
  * chunk points to. A value being removed during the copy is copied and reads as removed. A value
@@ -76,36 +87,42 @@ final class Rebalancer<K> {
         try {
             if (c.replacement != null || map.closed) return; // done by someone else meanwhile
             c.freeze();
-            int live = 0, dropped = 0;
-            int[] counts = collect(c, 0, 0);
-            live = counts[0];
-            dropped = counts[1];
             Chunk last = c;
-            Chunk n = c.next;
-            int max = map.maxChunkEntries;
-            if (n != null && live < max / 4 && liveUpperBound(n) + live <= max / 2) {
-                n.freeze();
-                counts = collect(n, live, dropped);
-                live = counts[0];
+            Chunk[] built;
+            Chunk pred;
+            int dropped;
+            try {
+                int[] counts = collect(c, 0, 0);
+                int live = counts[0];
                 dropped = counts[1];
-                last = n;
+                Chunk n = c.next;
+                int max = map.maxChunkEntries;
+                if (n != null && live < max / 4 && liveUpperBound(n) + live <= max / 2) {
+                    n.freeze();
+                    last = n;
+                    counts = collect(n, live, dropped);
+                    live = counts[0];
+                    dropped = counts[1];
+                }
+                built = build(c.minKey, live);
+                pred = predecessor(c);
+            } catch (Throwable t) { // nothing published yet: see "A rebalance that fails"
+                c.unfreeze();
+                if (last != c) last.unfreeze();
+                throw t;
             }
-            Chunk[] built = build(c.minKey, live);
             built[built.length - 1].next = last.next;
-            Chunk pred = predecessor(c);
             // Replacement first: a reader that still finds no replacement on c knows c is current
             // (no update can reach the new chunks before this store makes them reachable).
             c.replacement = built[0];
             if (last != c) last.replacement = built[0];
             if (pred == null) map.head = built[0];
             else pred.next = built[0];
-            if (last != c) map.index.remove(last.minKey);
-            if (c.minKey != null) c.minKey.chunk = built[0]; // the same key object starts built[0]
-            for (int i = 1; i < built.length; i++) {
-                built[i].minKey.chunk = built[i]; // before the key is reachable from the index
-                map.index.add(built[i].minKey);
-            }
             for (int i = 0; i < dropped; i++) map.retireKey(droppedBuf[i]);
+            if (c.minKey != null) c.minKey.chunk = built[0]; // the same key object starts built[0]
+            for (int i = 1; i < built.length; i++) built[i].minKey.chunk = built[i]; // before the keys are in the index
+            if (last != c) map.index.remove(last.minKey);
+            for (int i = 1; i < built.length; i++) map.index.add(built[i].minKey);
         } finally {
             map.rebalanceLock.unlock();
         }
