@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * many times, and checks each outcome against a sequential specification (a {@link TreeMap}).
  *
  * <p>Keys are 1..4 and chunks hold at most 4 entries, so the scenarios' updates split, merge and
- * compact chunks. Values are 1..3; the in-place computes add 10.
+ * compact chunks. Values are 1..3; the in-place computes add 10. A third mix ({@link ComputeOps})
+ * runs the legacy compute family, the conditional updates and the polls on values whose +10
+ * outgrows their slice, so that updates move values while others read, lock and remove them.
  *
  * <p>Four deterministic tests replay, as regression tests, the races behind the violations these
  * checks found (two in inserts, two in navigation), by pausing one thread at a precise point
@@ -238,6 +240,180 @@ class OakMapLincheckTest {
     }
 
     /**
+     * Longs whose serialized size depends on the value: 8 bytes below 10, 200 bytes from 10 on, so
+     * that the computes' +10 grows a value beyond its slice (a move to a new slice) and a put of
+     * a small value shrinks it again in place.
+     */
+    static final OakSerializer<Long> GROWING = new OakSerializer<>() {
+        @Override
+        public void serialize(Long v, MemorySegment target) {
+            target.fill((byte) 0);
+            target.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, v);
+        }
+
+        @Override
+        public Long deserialize(MemorySegment source) {
+            return source.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        }
+
+        @Override
+        public int sizeOf(Long v) {
+            return v < 10 ? 8 : 200;
+        }
+    };
+
+    /**
+     * The legacy compute family, conditional updates and polls, with values that grow beyond
+     * their slice (moves) and shrink, on 4-entry chunks. A poll returns {@code key * 1000 + value}.
+     */
+    @Param(name = "key", gen = IntGen.class, conf = "1:4")
+    @Param(name = "value", gen = IntGen.class, conf = "1:3")
+    public static class ComputeOps {
+        final OakMap<Long, Long> map =
+                OakMap.builder(OakCodecs.LONG, GROWING, OakCodecs.LONG).maxChunkEntries(4).build();
+
+        @Operation
+        public Long get(@Param(name = "key") int k) {
+            return map.get((long) k);
+        }
+
+        @Operation
+        public Long put(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.put((long) k, (long) v);
+        }
+
+        @Operation
+        public Long remove(@Param(name = "key") int k) {
+            return map.remove((long) k);
+        }
+
+        @Operation
+        public boolean removeIfMapped(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.remove((long) k, (long) v);
+        }
+
+        @Operation
+        public Long replace(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.replace((long) k, (long) v);
+        }
+
+        @Operation
+        public boolean replaceIfMapped(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.replace((long) k, (long) v, (long) v + 10);
+        }
+
+        @Operation
+        public Long compute(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.compute((long) k, (kk, old) -> old == null ? (long) v : old >= 20 ? null : old + 10);
+        }
+
+        @Operation
+        public Long computeIfAbsent(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.computeIfAbsent((long) k, kk -> (long) v);
+        }
+
+        @Operation
+        public Long computeIfPresent(@Param(name = "key") int k) {
+            return map.computeIfPresent((long) k, (kk, old) -> old + 10);
+        }
+
+        @Operation
+        public Long merge(@Param(name = "key") int k, @Param(name = "value") int v) {
+            return map.merge((long) k, (long) v, Long::sum);
+        }
+
+        @Operation
+        public boolean zcGrow(@Param(name = "key") int k) {
+            return map.zc().computeIfPresent((long) k, b -> {
+                long old = b.getLong(0);
+                b.resize(200);
+                b.putLong(0, old + 10);
+            });
+        }
+
+        @Operation
+        public Long pollFirst() {
+            return code(map.pollFirstEntry());
+        }
+
+        @Operation
+        public Long pollLast() {
+            return code(map.pollLastEntry());
+        }
+
+        static Long code(Map.Entry<Long, Long> e) {
+            return e == null ? null : e.getKey() * 1000 + e.getValue();
+        }
+    }
+
+    /** The specification of {@link ComputeOps}: a TreeMap. */
+    public static class ComputeSpec {
+        private final TreeMap<Long, Long> m = new TreeMap<>();
+
+        public Long get(int k) {
+            return m.get((long) k);
+        }
+
+        public Long put(int k, int v) {
+            return m.put((long) k, (long) v);
+        }
+
+        public Long remove(int k) {
+            return m.remove((long) k);
+        }
+
+        public boolean removeIfMapped(int k, int v) {
+            return m.remove((long) k, (long) v);
+        }
+
+        public Long replace(int k, int v) {
+            return m.replace((long) k, (long) v);
+        }
+
+        public boolean replaceIfMapped(int k, int v) {
+            return m.replace((long) k, (long) v, (long) v + 10);
+        }
+
+        public Long compute(int k, int v) {
+            return m.compute((long) k, (kk, old) -> old == null ? (long) v : old >= 20 ? null : old + 10);
+        }
+
+        public Long computeIfAbsent(int k, int v) {
+            return m.computeIfAbsent((long) k, kk -> (long) v);
+        }
+
+        public Long computeIfPresent(int k) {
+            return m.computeIfPresent((long) k, (kk, old) -> old + 10);
+        }
+
+        public Long merge(int k, int v) {
+            return m.merge((long) k, (long) v, Long::sum);
+        }
+
+        public boolean zcGrow(int k) {
+            return m.computeIfPresent((long) k, (kk, old) -> old + 10) != null;
+        }
+
+        public Long pollFirst() {
+            return ComputeOps.code(m.pollFirstEntry());
+        }
+
+        public Long pollLast() {
+            return ComputeOps.code(m.pollLastEntry());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ComputeSpec s && m.equals(s.m);
+        }
+
+        @Override
+        public int hashCode() {
+            return m.hashCode();
+        }
+    }
+
+    /**
      * Scenarios per test and runs per scenario. Lincheck's stress mode costs about 2.5 ms per run
      * on a 2-core machine, so 12 x 200 keeps each test under 10 s; raise them with
      * -Dfloe.lincheck.iterations / -Dfloe.lincheck.invocations for a longer hunt.
@@ -269,6 +445,12 @@ class OakMapLincheckTest {
     @Test
     void pointAndNavigationOperationsAreLinearizable() {
         options().check(AllOps.class);
+    }
+
+    /** compute, computeIfAbsent, computeIfPresent, merge, replace, conditional remove and polls, with moves. */
+    @Test
+    void computeFamilyAndPollsAreLinearizable() {
+        options().sequentialSpecification(ComputeSpec.class).check(ComputeOps.class);
     }
 
     // ---- the harness catches violations ---------------------------------------------------------
