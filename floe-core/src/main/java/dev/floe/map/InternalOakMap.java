@@ -501,33 +501,36 @@ final class InternalOakMap<K, V> {
      * Makes the private slice {@code q} the key's value in place of the locked {@code s.ptr}:
      * installs it in the entry (published; finding the entry again if a rebalance replaced its
      * chunk: the locked value keeps its entry, rebalances copy it as is), then marks the old slice
-     * moved and retires it. If the map closed meanwhile, {@code q} was never installed, so the
-     * close did not take it: it is freed here (unless the map's own allocator went with the map)
-     * before the close is reported.
+     * moved and retires it. If that fails (the map closed meanwhile, or the comparator threw while
+     * the entry was looked up), {@code q} was never installed, so nothing else can free it: it is
+     * freed here (unless the map's own allocator went with the map) before the exception
+     * propagates, and the caller unlocks the old value, unchanged.
      */
     void move(Object probe, WriteScope s, long q) {
-        while (true) {
-            if ((boolean) CLOSED.getOpaque(this)) {
-                if (ownAllocator == null) freePrivate(q);
+        try {
+            while (true) {
                 checkOpen();
+                Chunk c = locate(probe);
+                int r = c.search(keys, probe);
+                if (r == Chunk.RETRY) continue;
+                if (r <= 0 || c.value(r) != s.ptr) {
+                    throw new IllegalStateException("internal: a locked value lost its entry");
+                }
+                if (!c.publish()) {
+                    awaitRebalance();
+                    continue;
+                }
+                boolean installed;
+                try {
+                    installed = c.casValue(r, s.ptr, q);
+                } finally {
+                    c.unpublish();
+                }
+                if (installed) break;
             }
-            Chunk c = locate(probe);
-            int r = c.search(keys, probe);
-            if (r == Chunk.RETRY) continue;
-            if (r <= 0 || c.value(r) != s.ptr) {
-                throw new IllegalStateException("internal: a locked value lost its entry");
-            }
-            if (!c.publish()) {
-                awaitRebalance();
-                continue;
-            }
-            boolean installed;
-            try {
-                installed = c.casValue(r, s.ptr, q);
-            } finally {
-                c.unpublish();
-            }
-            if (installed) break;
+        } catch (Throwable t) {
+            if (ownAllocator == null || !closed) freePrivate(q);
+            throw t;
         }
         offHeapBytes.add(-footprint(s.ptr));
         values.movedLocked(s, q, reclaim);
