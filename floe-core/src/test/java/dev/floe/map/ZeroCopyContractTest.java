@@ -258,6 +258,80 @@ class ZeroCopyContractTest {
         }
     }
 
+    /**
+     * The legacy API's updates, polls, navigation and iterators and the zero-copy writers (values
+     * growing beyond their slices and shrinking, keys inserted and removed) racing a close of a
+     * map on a shared allocator: each thread ends with a normal result or IllegalStateException,
+     * and once they have ended every block the map took is back in the allocator.
+     */
+    @Test
+    void closeRacingEveryKindOfOperationGivesEveryBlockBack() throws Exception {
+        for (int round = 0; round < 6; round++) {
+            try (FloeAllocator a = FloeAllocator.builder().regionSize(1L << 30).jmx(false).build()) {
+                Nova nova = new Nova(a);
+                OakMap<Long, byte[]> m = OakMap.builder(OakCodecs.LONG, OakCodecs.BYTES, OakCodecs.LONG)
+                        .maxChunkEntries(8).nova(nova).build();
+                for (long k = 0; k < 500; k++) m.put(k, value(k, 8));
+                AtomicReference<Throwable> wrong = new AtomicReference<>();
+                List<Supplier<Object>> work = List.of(
+                        () -> {
+                            long k = (long) (Math.random() * 1000);
+                            if (Math.random() < 0.4) return m.remove(k);
+                            return m.put(k, value(k, Math.random() < 0.5 ? 8 : 300));
+                        },
+                        () -> {
+                            long k = (long) (Math.random() * 1000);
+                            return Math.random() < 0.5
+                                    ? m.compute(k, (kk, v) -> v == null ? value(kk, 8) : value(kk, v.length == 8 ? 3000 : 8))
+                                    : m.merge(k, value(k, 8), (v, w) -> value(k, v.length + 100));
+                        },
+                        () -> Math.random() < 0.5 ? m.pollFirstEntry() : m.pollLastEntry(),
+                        () -> {
+                            long sum = 0;
+                            for (Map.Entry<Long, byte[]> e : m.descendingMap().entrySet()) sum += e.getValue().length;
+                            return sum + m.ceilingKey((long) (Math.random() * 1000)).hashCode();
+                        },
+                        () -> {
+                            long k = (long) (Math.random() * 1000);
+                            int size = Math.random() < 0.5 ? 8 : 5000;
+                            m.zc().putIfAbsentComputeIfPresent(k, value(k, 8), w -> {
+                                w.resize(size);
+                                for (int i = 0; i < size; i++) w.putByte(i, (byte) k);
+                            });
+                            return null;
+                        });
+                CountDownLatch started = new CountDownLatch(work.size());
+                List<Thread> threads = new ArrayList<>();
+                for (Supplier<Object> w : work) {
+                    threads.add(Thread.ofPlatform().start(() -> {
+                        started.countDown();
+                        run(() -> {
+                            try {
+                                return w.get();
+                            } catch (NullPointerException noCeiling) {
+                                return null; // ceilingKey found none: the map was empty above the probe
+                            }
+                        }, wrong, m);
+                    }));
+                }
+                started.await();
+                Thread.sleep(30);
+                m.close();
+                for (Thread t : threads) {
+                    t.join(TimeUnit.SECONDS.toMillis(20));
+                    if (t.isAlive()) {
+                        StringBuilder where = new StringBuilder("round " + round + ": a thread hangs after close, at");
+                        for (StackTraceElement e : t.getStackTrace()) where.append("\n  ").append(e);
+                        fail(where.toString());
+                    }
+                }
+                if (wrong.get() != null) throw new AssertionError("round " + round, wrong.get());
+                nova.reclaimNow();
+                assertEquals(0, a.stats().liveBytes(), "round " + round + ": blocks outlived the map");
+            }
+        }
+    }
+
     /** Runs {@code w} until the map refuses it (a removal seen by a reader is normal: go on). */
     private static void run(Supplier<Object> w, AtomicReference<Throwable> wrong, OakMap<?, ?> m) {
         while (true) {
