@@ -118,10 +118,28 @@ class OutOfMemoryTest {
             assertEquals(all.keySet(), m.keySet());
             for (var e : all.entrySet()) assertArrayEquals(e.getValue(), m.get(e.getKey()), "key " + e.getKey());
             assertEquals(all.size(), m.size());
+            assertEquals(recountedFootprint(m), m.offHeapFootprint(), "the footprint estimate against the entries' slices");
             m.clear();
             assertEquals(0, m.size());
             for (long k = 0; k < 200; k++) m.put(k, value(k, 6000)); // 1.2 MB: fits once the rest is reclaimed
             assertEquals(200, m.size());
         }
+    }
+    /**
+     * What the footprint estimate should say, counted from the chunks: the blocks of every linked
+     * entry's key (a removed key's too, until a rebalance drops its entry) and of every present
+     * value. Only on a quiet map.
+     */
+    static long recountedFootprint(OakMap<?, ?> m) {
+        InternalOakMap<?, ?> core = m.core;
+        long sum = 0;
+        for (Chunk c = core.firstChunk(); c != null; c = c.next) {
+            for (int e = c.next(0); e != 0; e = c.next(e)) {
+                sum += core.footprint(c.key(e));
+                long v = c.value(e);
+                if (Chunk.holdsValue(v) && core.values.isLive(v)) sum += core.footprint(v);
+            }
+        }
+        return sum;
     }
 }
