@@ -14,12 +14,14 @@ import dev.floe.reclaim.SafePointer;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -42,7 +44,8 @@ import org.junit.jupiter.api.Test;
  *   <li>scans are strictly sorted, hold every key present throughout the scan and no key absent
  *       throughout it;</li>
  *   <li>in-place computes run exactly once, and none is lost;</li>
- *   <li>exactly one of racing putIfAbsents (removes) wins per key;</li>
+ *   <li>exactly one of racing putIfAbsents (removes) wins per key, and polls from both ends take
+ *       every entry exactly once;</li>
  *   <li>readers never see a torn value, nor a value never written for the key, nor (reading a key
  *       no writer touches meanwhile) anything but its current value;</li>
  *   <li>churn with reclamation keeps the memory bounded, and a removed key stays absent once
@@ -723,6 +726,65 @@ class OakMapStressTest {
             });
             assertTrue(rounds > 0);
         }
+    }
+
+    /**
+     * Two pollers take entries from both ends (pollFirstEntry, pollLastEntry, also of sub-maps and
+     * of the descending view) while a writer inserts fresh keys and a third thread moves values
+     * (growing computes) under them. Every key inserted is taken exactly once, with a value put
+     * for it; none is left afterwards.
+     */
+    @Test
+    void pollsFromBothEndsTakeEveryEntryExactlyOnce() throws Exception {
+        try (OakMap<Long, byte[]> map = OakMap.builder(OakCodecs.LONG, OakCodecs.BYTES, OakCodecs.LONG).maxChunkEntries(4).build()) {
+            AtomicLong inserted = new AtomicLong();
+            ConcurrentHashMap<Long, String> taken = new ConcurrentHashMap<>();
+            Crew crew = new Crew(platform("poll"));
+            crew.add("writer", () -> {
+                for (long k = 0; crew.going(); k++) {
+                    assertNull(map.put(k, pollValue(k, 8)));
+                    inserted.set(k + 1);
+                }
+            });
+            crew.add("mover", () -> {
+                SplittableRandom r = new SplittableRandom(7);
+                while (crew.going()) {
+                    long k = r.nextLong(inserted.get() + 1);
+                    map.computeIfPresent(k, (kk, v) -> pollValue(kk, v.length == 8 ? 300 : 8));
+                }
+            });
+            for (int p = 0; p < 2; p++) {
+                int poller = p;
+                crew.add("poller-" + p, () -> {
+                    SplittableRandom r = new SplittableRandom(poller);
+                    while (crew.going()) {
+                        Map.Entry<Long, byte[]> e = switch (r.nextInt(4)) {
+                            case 0 -> map.pollFirstEntry();
+                            case 1 -> map.pollLastEntry();
+                            case 2 -> map.descendingMap().pollFirstEntry();
+                            default -> map.tailMap(r.nextLong(inserted.get() + 1)).pollFirstEntry();
+                        };
+                        if (e == null) continue;
+                        assertEquals(e.getKey().byteValue(), e.getValue()[0], "a value put for key " + e.getKey());
+                        String before = taken.put(e.getKey(), "poller-" + poller);
+                        if (before != null) fail("key " + e.getKey() + " taken twice, by " + before + " and poller-" + poller);
+                    }
+                });
+            }
+            crew.run(PHASE_NANOS);
+            for (Map.Entry<Long, byte[]> e; (e = map.pollFirstEntry()) != null; ) {
+                if (taken.put(e.getKey(), "drain") != null) fail("key " + e.getKey() + " left after it was taken");
+            }
+            assertEquals(inserted.get(), taken.size(), "keys taken of those inserted");
+            assertTrue(map.isEmpty());
+            assertEquals(0, map.size());
+        }
+    }
+
+    private static byte[] pollValue(long k, int size) {
+        byte[] v = new byte[size];
+        Arrays.fill(v, (byte) k);
+        return v;
     }
 
     // =============================================================================================
