@@ -4,10 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +41,8 @@ class ComparatorFailureTest {
      */
     private static final class FailingComparator implements OakComparator<Long> {
         volatile boolean failing;
+        /** While set, {@code prefixOfSerialized} alone throws, on one call in this many. */
+        volatile int failingOneIn;
 
         @Override
         public int compareKeys(Long a, Long b) {
@@ -56,7 +67,10 @@ class ComparatorFailureTest {
 
         @Override
         public long prefixOfSerialized(MemorySegment serializedKey) {
-            if (failing) throw new IllegalStateException("comparator failed");
+            int oneIn = failingOneIn;
+            if (failing || (oneIn > 0 && ThreadLocalRandom.current().nextInt(oneIn) == 0)) {
+                throw new IllegalStateException("comparator failed");
+            }
             return OakCodecs.LONG.prefixOfSerialized(serializedKey);
         }
     }
@@ -88,6 +102,83 @@ class ComparatorFailureTest {
             assertEquals(19, m.size());
         }
     }
+
+    /**
+     * Rebalances failing at random (one copy of a new chunk's first key in three) while two
+     * threads put, remove and compute their own keys on 4-entry chunks: no thread hangs, an
+     * operation that reports the failure left its key with the old mapping or the new one (a put
+     * that filled its chunk rebalances before or after it inserts), every other key is as its
+     * owner left it, and once the comparator works again the map rebalances and keeps working.
+     */
+    @Test
+    void rebalancesFailingAtRandomLoseNoEntryAndBlockNoUpdate() throws Exception {
+        FailingComparator cmp = new FailingComparator();
+        try (OakMap<Long, Long> m = OakMap.builder(OakCodecs.LONG, OakCodecs.LONG, cmp).maxChunkEntries(4).build()) {
+            List<TreeMap<Long, Long>> models = List.of(new TreeMap<>(), new TreeMap<>());
+            AtomicReference<Throwable> wrong = new AtomicReference<>();
+            AtomicLong failures = new AtomicLong();
+            cmp.failingOneIn = 3;
+            long end = System.nanoTime() + 1_500_000_000L;
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int parity = t;
+                TreeMap<Long, Long> model = models.get(t);
+                threads.add(Thread.ofPlatform().daemon(true).start(() -> {
+                    SplittableRandom r = new SplittableRandom(parity);
+                    try {
+                        for (long i = 0; System.nanoTime() < end; i++) {
+                            long k = 2L * r.nextInt(200) + parity;
+                            int op = r.nextInt(3);
+                            Long old = model.get(k);
+                            Long next = op == 0 ? null : op == 1 ? Long.valueOf(i) : Long.valueOf(old == null ? i : old + 1);
+                            try {
+                                Long got = switch (op) {
+                                    case 0 -> m.remove(k);
+                                    case 1 -> m.put(k, next);
+                                    default -> m.compute(k, (kk, v) -> v == null ? next : v + 1);
+                                };
+                                assertEquals(op == 2 ? next : old, got, "operation " + op + " on key " + k);
+                                if (next == null) model.remove(k);
+                                else model.put(k, next);
+                            } catch (IllegalStateException failed) {
+                                if (!"comparator failed".equals(failed.getMessage())) throw failed;
+                                failures.incrementAndGet();
+                                Long now = m.get(k);
+                                if (!Objects.equals(now, old) && !Objects.equals(now, next)) {
+                                    throw new AssertionError("key " + k + " holds " + now + " after a failed update from "
+                                            + old + " to " + next);
+                                }
+                                if (now == null) model.remove(k);
+                                else model.put(k, now);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        wrong.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join(20_000);
+                if (t.isAlive()) {
+                    StringBuilder where = new StringBuilder("a thread hangs, at");
+                    for (StackTraceElement e : t.getStackTrace()) where.append("\n  ").append(e);
+                    fail(where.toString());
+                }
+            }
+            if (wrong.get() != null) throw new AssertionError(wrong.get());
+            assertTrue(failures.get() > 0, "no rebalance failed");
+            cmp.failingOneIn = 0;
+            TreeMap<Long, Long> all = new TreeMap<>(models.get(0));
+            all.putAll(models.get(1));
+            assertEquals(all, new TreeMap<>(m));
+            assertEquals(all.size(), m.size());
+            for (long k = 1000; k < 1100; k++) m.put(k, k);
+            for (long k = 0; k < 400; k++) m.remove(k);
+            assertEquals(100, m.size());
+            assertEquals(1000L, m.firstKey());
+        }
+    }
+
     /**
      * A compute whose result outgrows the value's slice (8 bytes to 200) moves the value; the
      * comparator starts failing inside the function, so the move's lookup of the entry throws.
