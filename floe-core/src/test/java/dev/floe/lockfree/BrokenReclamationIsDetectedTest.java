@@ -15,9 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BrokenReclamationIsDetectedTest {
 
     /** Frees at retire, never warns, never protects: what OA would be without its warnings. */
-    static final class FreeAtOnce extends Reclamation {
+    static final class FreeAtOnce extends LockstepScheme {
         FreeAtOnce(FloeAllocator alloc) {
-            super(alloc, 1);
+            super(alloc);
         }
 
         @Override
@@ -27,7 +27,7 @@ class BrokenReclamationIsDetectedTest {
 
         @Override
         Participant enter() {
-            return participants.acquire();
+            return participants.acquire(); // real threads: one participant each
         }
 
         @Override
@@ -36,31 +36,8 @@ class BrokenReclamationIsDetectedTest {
         }
 
         @Override
-        boolean warned(Participant p) {
-            return false;
-        }
-
-        @Override
-        void acknowledge(Participant p) {
-            throw new AssertionError("never warned");
-        }
-
-        @Override
-        boolean protect(Participant p, long a, long b, long c) {
-            return true;
-        }
-
-        @Override
-        void unprotect(Participant p) {
-        }
-
-        @Override
         void retire(Participant p, long node) {
             allocator.free(node);
-        }
-
-        @Override
-        public void reclaimIdle() {
         }
     }
 

@@ -25,36 +25,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FindUnlinkProtectionTest {
 
-    /** No reclamation; the {@link #arm}ed check runs an action and from then on reports a warning until acknowledged. */
-    static final class WarnAfterCheck extends Reclamation {
-        private final Participant shared = new Participant(0, 1);
-        final List<Long> retired = new ArrayList<>();
+    /** The {@link #arm}ed check runs an action and from then on reports a warning until acknowledged. */
+    static final class WarnAfterCheck extends LockstepScheme {
         private int checksLeft = -1;
         private Runnable action;
         private boolean pending;
 
         WarnAfterCheck(FloeAllocator alloc) {
-            super(alloc, 1);
+            super(alloc);
         }
 
         /** The {@code n}-th warning check from now passes, then runs {@code action}, after which a warning is pending. */
         void arm(int n, Runnable action) {
             this.checksLeft = n;
             this.action = action;
-        }
-
-        @Override
-        public String name() {
-            return "test-warn-after-check";
-        }
-
-        @Override
-        Participant enter() {
-            return shared;
-        }
-
-        @Override
-        void exit(Participant p) {
         }
 
         @Override
@@ -75,19 +59,6 @@ class FindUnlinkProtectionTest {
         @Override
         boolean protect(Participant p, long a, long b, long c) {
             return !pending;
-        }
-
-        @Override
-        void unprotect(Participant p) {
-        }
-
-        @Override
-        void retire(Participant p, long node) {
-            retired.add(node);
-        }
-
-        @Override
-        public void reclaimIdle() {
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.floe.lockfree;
 
 import dev.floe.memory.FloeAllocator;
-import dev.floe.memory.Region;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,43 +18,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class IncarnationCheckTest {
 
-    /** No reclamation; the first protect after {@link #arm} rewrites the stamp of one protected node. */
-    static final class ReuseOnProtect extends Reclamation {
-        private final Participant shared = new Participant(0, 1);
-        private final Region region;
+    /** The first protect after {@link #arm} rewrites the stamp of one protected node. */
+    static final class ReuseOnProtect extends LockstepScheme {
         int armed = -1; // which protect argument (0: a, 1: b) gets a new incarnation; -1: none
 
         ReuseOnProtect(FloeAllocator alloc) {
-            super(alloc, 1);
-            this.region = alloc.region();
+            super(alloc);
         }
 
         void arm(int which) {
             armed = which;
-        }
-
-        @Override
-        public String name() {
-            return "test-reuse-on-protect";
-        }
-
-        @Override
-        Participant enter() {
-            return shared;
-        }
-
-        @Override
-        void exit(Participant p) {
-        }
-
-        @Override
-        boolean warned(Participant p) {
-            return false;
-        }
-
-        @Override
-        void acknowledge(Participant p) {
-            throw new AssertionError("never warned");
         }
 
         @Override
@@ -67,19 +39,6 @@ class IncarnationCheckTest {
                 armed = -1;
             }
             return true;
-        }
-
-        @Override
-        void unprotect(Participant p) {
-        }
-
-        @Override
-        void retire(Participant p, long node) {
-            // kept: the allocator goes with the test
-        }
-
-        @Override
-        public void reclaimIdle() {
         }
     }
 

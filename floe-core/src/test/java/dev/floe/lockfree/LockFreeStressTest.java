@@ -56,16 +56,6 @@ class LockFreeStressTest {
         }
     }
 
-    static Stream<Arguments> readerCases() {
-        return Stream.of(
-                Arguments.of("list", "oa-bit"),
-                Arguments.of("list", "oa-ver"),
-                Arguments.of("list", "floe-ebr"),
-                Arguments.of("hash", "oa-bit"),
-                Arguments.of("hash", "oa-ver"),
-                Arguments.of("hash", "floe-ebr"));
-    }
-
     /**
      * Read-only walks in the middle of churn, checked on every call: the even keys are inserted
      * first and never touched again; two threads each insert an odd key of their own and remove
@@ -80,7 +70,7 @@ class LockFreeStressTest {
      * "Safety checks").
      */
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("readerCases")
+    @MethodSource("dev.floe.lockfree.OwnedKeysStressTest#cases") // both structures under each reclaiming scheme
     void readersUnderChurnSeeEveryKeyThatStaysPresent(String kind, String scheme) throws Exception {
         int keys = kind.equals("list") ? 64 : 512;
         try (FloeAllocator alloc = Schemes.allocator()) {

@@ -4,7 +4,6 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.Region;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,45 +21,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RemoveUnlinkTest {
 
-    /** No reclamation; records retires; the first protect after {@link #arm} links {@code inserted} after its first node. */
-    static final class InsertOnProtect extends Reclamation {
-        private final Participant shared = new Participant(0, 1);
-        private final Region region;
-        final List<Long> retired = new ArrayList<>();
+    /** The first protect after {@link #arm} links {@code inserted} after its first node. */
+    static final class InsertOnProtect extends LockstepScheme {
         private long inserted;
 
         InsertOnProtect(FloeAllocator alloc) {
-            super(alloc, 1);
-            this.region = alloc.region();
+            super(alloc);
         }
 
         /** The next protect links {@code node} between its first and second argument. */
         void arm(long node) {
             inserted = node;
-        }
-
-        @Override
-        public String name() {
-            return "test-insert-on-protect";
-        }
-
-        @Override
-        Participant enter() {
-            return shared;
-        }
-
-        @Override
-        void exit(Participant p) {
-        }
-
-        @Override
-        boolean warned(Participant p) {
-            return false;
-        }
-
-        @Override
-        void acknowledge(Participant p) {
-            throw new AssertionError("never warned");
         }
 
         @Override
@@ -71,19 +42,6 @@ class RemoveUnlinkTest {
                 inserted = 0;
             }
             return true;
-        }
-
-        @Override
-        void unprotect(Participant p) {
-        }
-
-        @Override
-        void retire(Participant p, long node) {
-            retired.add(node);
-        }
-
-        @Override
-        public void reclaimIdle() {
         }
     }
 
