@@ -6,9 +6,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The fallback region used when native access is not enabled: the address space is virtual,
- * and the parts the allocator commits are backed by chunks allocated from one shared
- * {@link Arena}. No restricted method is ever called, so the JDK prints no warning.
+ * The fallback region used when native access is not enabled (or, in {@code AUTO} mode, when the
+ * OS refuses a mapped reservation, {@link Region#open}): the address space is virtual, and the
+ * parts the allocator commits are backed by chunks allocated from one shared {@link Arena}. No
+ * restricted method is ever called, so the JDK prints no warning.
  *
  * <p>Layout: the region is cut into slots of {@code chunkSize} bytes; {@code slots[i]} covers
  * offsets {@code [i*chunkSize, (i+1)*chunkSize)} and is {@code null} until committed. A commit
@@ -22,10 +23,15 @@ import java.lang.invoke.VarHandle;
  * after release see zeros, as in mapped mode) and everything is freed on {@link #close}.
  */
 final class ChunkedRegion extends Region {
+    /** Largest chunk: what regions of more than {@code 4 MiB × TARGET_SLOTS} bytes use. */
     static final long DEFAULT_CHUNK = 4L << 20;
+    /**
+     * How many chunks a region is cut into, unless that would make them larger than
+     * {@link #DEFAULT_CHUNK} or smaller than the alignment: 8,192 slots cost 96 KiB on-heap (a
+     * reference and a long each); the default 256 GiB region has 65,536 slots of 4 MiB.
+     */
+    static final long TARGET_SLOTS = 1 << 13;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
-    /** Linux's {@code errno} for "out of memory", what a refused {@code malloc} sets. */
-    private static final int ENOMEM = 12;
 
     private final Arena arena = Arena.ofShared();
     private final int chunkShift;
@@ -35,11 +41,21 @@ final class ChunkedRegion extends Region {
     private final long[] slotOrigin;
 
     /**
-     * {@link #DEFAULT_CHUNK} when it divides both halves of the region (so the large-run area
-     * starts on a chunk boundary), else the alignment unit (the superblock size).
+     * The chunk size for a region of {@code size} bytes: the region cut into at most
+     * {@link #TARGET_SLOTS} chunks, but no chunk larger than {@link #DEFAULT_CHUNK} or smaller than
+     * {@code alignment} (the superblock size). A chunk is committed (and zeroed) whole, so small
+     * regions get small chunks: a map with a budget of its own and one entry commits a
+     * superblock or two, not 4 MiB. When that size does not divide both halves of the region (so
+     * the large-run area would not start on a chunk boundary), the alignment unit.
      */
     static long chunkSizeFor(long size, long alignment) {
-        return (size / 2) % DEFAULT_CHUNK == 0 && size % DEFAULT_CHUNK == 0 ? DEFAULT_CHUNK : alignment;
+        long c = Math.max(alignment, Math.min(DEFAULT_CHUNK, Long.highestOneBit(size / TARGET_SLOTS)));
+        return (size / 2) % c == 0 && size % c == 0 ? c : alignment;
+    }
+
+    /** A region of {@code size} bytes in chunks of {@link #chunkSizeFor}{@code (size, alignment)}. */
+    static ChunkedRegion open(long size, long alignment) {
+        return new ChunkedRegion(size, chunkSizeFor(size, alignment));
     }
 
     ChunkedRegion(long size, long chunkSize) {
@@ -175,7 +191,7 @@ final class ChunkedRegion extends Region {
             seg = arena.allocate(bytes, 4096);
         } catch (OutOfMemoryError e) { // malloc refused: a RuntimeException, so the caller refunds its charge
             NativeMemoryException n = new NativeMemoryException("the arena cannot allocate " + bytes
-                    + " bytes to commit [" + offset + "+" + length + "): " + e.getMessage(), ENOMEM);
+                    + " bytes to commit [" + offset + "+" + length + "): " + e.getMessage(), Libc.ENOMEM);
             n.initCause(e);
             throw n;
         }

@@ -53,7 +53,9 @@ import javax.management.ObjectName;
  * </ul>
  * Native access: in {@link RegionMode#MAPPED} mode the JVM needs
  * {@code --enable-native-access=ALL-UNNAMED} (or the name of the module holding Floe). Without
- * it, {@link RegionMode#AUTO} falls back to {@link RegionMode#ARENA_CHUNKS} silently.
+ * it, {@link RegionMode#AUTO} falls back to {@link RegionMode#ARENA_CHUNKS} silently; with it,
+ * AUTO also falls back (with a WARNING on {@code dev.floe.memory}) when the OS refuses the
+ * region's address space ({@code ENOMEM}: a {@code ulimit -v}, a container limit).
  */
 public final class FloeAllocator implements AutoCloseable {
     /** See {@link #recarvesEmptySuperblocks()}. */

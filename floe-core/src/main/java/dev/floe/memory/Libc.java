@@ -25,6 +25,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 @SuppressWarnings("restricted") // restricted FFM calls are this class's purpose; callers check native access
 final class Libc {
+    /** Linux's {@code errno} for "out of memory": a refused {@code malloc}, or an {@code mmap} past {@code ulimit -v}. */
+    static final int ENOMEM = 12; // a compile-time constant: reading it loads nothing restricted
     static final int PROT_READ = 0x1;
     static final int PROT_WRITE = 0x2;
     static final int MAP_SHARED = 0x01;

@@ -14,8 +14,8 @@ import java.lang.invoke.VarHandle;
  * memory back (reads then return zeros) but never unmaps or protects anything.
  *
  * <p>Two implementations: {@link MappedRegion} (one {@code mmap} reservation, memory returned with
- * {@code madvise}) and {@link ChunkedRegion} (fallback without native access: chunks from a
- * shared {@code Arena}). Both bound every access: an offset outside the region raises
+ * {@code madvise}) and {@link ChunkedRegion} (fallback without native access, or when the OS
+ * refuses the reservation: chunks from a shared {@code Arena}). Both bound every access: an offset outside the region raises
  * {@link IndexOutOfBoundsException}; a part never committed (say, a superblock not carved yet)
  * reads zeros in a mapped region, whose reservation covers it, and raises
  * {@link IndexOutOfBoundsException} in a chunked one, which has no memory there; any access after
@@ -62,7 +62,9 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      * @throws IllegalArgumentException if {@code size} is not a positive multiple of
      *                                  {@code alignment}, or {@code alignment} is not a power of
      *                                  two of at least a page
-     * @throws NativeMemoryException    if a mapped region cannot be reserved
+     * @throws NativeMemoryException    if a mapped region cannot be reserved (in {@code AUTO} mode: for
+     *                                  any reason but {@code ENOMEM}, which falls back to
+     *                                  {@code ARENA_CHUNKS}; see {@link #open(long, long, RegionMode, ReleaseMethod)})
      */
     public static Region open(long size, long alignment, RegionMode mode) {
         return open(size, alignment, mode, ReleaseMethod.MADVISE);
@@ -96,12 +98,32 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
                     + "access on Linux); this one would be " + m);
         }
         Region r = m == RegionMode.MAPPED
-                ? MappedRegion.reserve(size, alignment, method)
-                : new ChunkedRegion(size, ChunkedRegion.chunkSizeFor(size, alignment));
+                ? reserveOrFallBack(size, alignment, mode, method)
+                : ChunkedRegion.open(size, alignment);
         LOG.log(System.Logger.Level.DEBUG, () -> "Floe region opened: " + r.mode() + ", "
                 + (size >>> 20) + " MiB of address space"
                 + (mode == RegionMode.AUTO ? " (auto-detected)" : ""));
         return r;
+    }
+
+    /**
+     * A mapped region; in {@link RegionMode#AUTO} with {@link ReleaseMethod#MADVISE}, a chunked
+     * one when the OS refuses the address space with {@code ENOMEM} (a {@code ulimit -v}, a
+     * container's address-space limit), logged as a WARNING: the library keeps working, and the
+     * chunked region's cost (memory back to the OS only at close) is named in the log. An
+     * explicit {@link RegionMode#MAPPED}, or SHARED_FRAME, still fails.
+     */
+    private static Region reserveOrFallBack(long size, long alignment, RegionMode mode, ReleaseMethod method) {
+        try {
+            return MappedRegion.reserve(size, alignment, method);
+        } catch (NativeMemoryException e) {
+            if (mode != RegionMode.AUTO || method != ReleaseMethod.MADVISE || e.errno() != Libc.ENOMEM) throw e;
+            LOG.log(System.Logger.Level.WARNING, () -> "Floe could not reserve " + (size >>> 20) + " MiB of address "
+                    + "space (" + e.getMessage() + "; a ulimit -v?): using ARENA_CHUNKS instead, which returns "
+                    + "memory to the OS only when the allocator closes. A smaller regionSize keeps MAPPED; "
+                    + "mode(MAPPED) fails instead of falling back.");
+            return ChunkedRegion.open(size, alignment);
+        }
     }
 
     /** The mode {@link RegionMode#AUTO} resolves to in this JVM. */

@@ -318,4 +318,25 @@ class AllocatorApiEdgeCaseTest {
             assertEverythingReturned(a, FloeAllocator.DEFAULT_SUPERBLOCK_SIZE);
         }
     }
+
+    /**
+     * Arena chunks are allocated zeroed, so all of a chunk is resident once any of it is used: a
+     * small region (a map's own allocator) gets superblock-sized chunks, and one small block costs
+     * a superblock or two of memory, not the 4 MiB of the default region's chunks.
+     */
+    @Test
+    void aSmallArenaChunkedRegionCommitsSuperblocksNotFourMiBChunks() {
+        assertEquals(SB, ChunkedRegion.chunkSizeFor(64 * MIB, SB));
+        assertEquals(SB, ChunkedRegion.chunkSizeFor(2L << 30, SB));
+        assertEquals(512 << 10, ChunkedRegion.chunkSizeFor(4L << 30, SB));
+        assertEquals(4 * MIB, ChunkedRegion.chunkSizeFor(FloeAllocator.DEFAULT_REGION_SIZE, SB));
+        assertEquals(SB, ChunkedRegion.chunkSizeFor((4L << 30) + SB, SB), "512 KiB does not divide the region");
+        try (FloeAllocator a = FloeAllocator.builder().mode(RegionMode.ARENA_CHUNKS).regionSize(64 * MIB)
+                .superblockSize(SB).budget(MIB).jmx(false).build()) {
+            long block = a.allocate(40);
+            long resident = a.stats().residentBytes();
+            assertTrue(resident <= 2 * SB, "one 40-byte block made " + resident + " bytes resident");
+            a.free(block);
+        }
+    }
 }

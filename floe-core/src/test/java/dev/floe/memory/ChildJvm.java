@@ -23,7 +23,21 @@ final class ChildJvm {
 
     /** Runs {@code main} with {@code jvmArgs}; output goes through files in {@code dir}. Fails the test after {@code seconds}. */
     static Result run(Path dir, Class<?> main, int seconds, String... jvmArgs) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
+        return run(dir, main, seconds, List.of(), jvmArgs);
+    }
+
+    /**
+     * As {@link #run(Path, Class, int, String...)}, in a process whose address space is limited to
+     * {@code kib} KiB ({@code ulimit -v}, through {@code bash}).
+     */
+    static Result runWithAddressLimit(Path dir, Class<?> main, int seconds, long kib, String... jvmArgs)
+            throws IOException, InterruptedException {
+        return run(dir, main, seconds, List.of("bash", "-c", "ulimit -v " + kib + " && exec \"$@\"", "bash"), jvmArgs);
+    }
+
+    private static Result run(Path dir, Class<?> main, int seconds, List<String> prefix, String... jvmArgs)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of(jvmArgs));
         cmd.add("-cp");

@@ -29,7 +29,7 @@ class LargeRunsPropertyTest {
     private static final long REGION_SIZE = 1L << 30;
     private static final long BASE = 4L << 20;          // chunk aligned, as the allocator's small limit is
     private static final long LIMIT = REGION_SIZE;
-    private static final long CHUNK = ChunkedRegion.DEFAULT_CHUNK;
+    private static final long CHUNK = ChunkedRegion.chunkSizeFor(REGION_SIZE, 256 << 10);
 
     sealed interface Op permits Alloc, Free {}
 

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Without {@code --enable-native-access}, {@link RegionMode#AUTO} falls back to
  * {@link RegionMode#ARENA_CHUNKS} silently: no restricted method is touched, so the JDK prints no
- * warning. With native access (as in this surefire JVM) it resolves to {@link RegionMode#MAPPED}.
+ * warning. With native access (as in this surefire JVM) it resolves to {@link RegionMode#MAPPED},
+ * unless the OS refuses the address space.
  */
 class NativeAccessFallbackTest {
 
@@ -28,6 +29,21 @@ class NativeAccessFallbackTest {
         assertEquals(0, r.exit(), () -> "child exit code; stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
         assertTrue(r.stdout().contains("mode=ARENA_CHUNKS"), () -> "child stdout: " + r.stdout());
         assertFalse(r.stderr().contains("WARNING"), () -> "the child printed a warning:\n" + r.stderr());
+    }
+
+    /**
+     * Under {@code ulimit -v} the OS refuses the default 256 GiB reservation with {@code ENOMEM}:
+     * AUTO falls back to arena chunks with a WARNING naming the cost, where the build used to
+     * throw (and with it every map on the shared allocator).
+     */
+    @Test
+    void autoFallsBackToArenaChunksWhenTheAddressSpaceIsRefused(@TempDir Path dir) throws Exception {
+        ChildJvm.Result r = ChildJvm.runWithAddressLimit(dir, FallbackChildMain.class, 120, 4L << 20,
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m");
+        assertEquals(0, r.exit(), () -> "child exit code; stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
+        assertTrue(r.stdout().contains("mode=ARENA_CHUNKS"), () -> "child stdout: " + r.stdout());
+        assertTrue(r.stderr().contains("WARNING") && r.stderr().contains("using ARENA_CHUNKS instead"),
+                () -> "no warning about the fallback:\n" + r.stderr());
     }
 
     @Test
