@@ -99,7 +99,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--impl", split = ",", paramLabel = "NAME", description = "Implementations to run (default: all).")
     private List<String> impls;
 
-    @Option(names = "--threads", split = ",", paramLabel = "N", description = "Thread counts, e.g. 1,2.")
+    @Option(names = "--threads", split = ",", paramLabel = "N", description = "Thread counts, e.g. 1,2 (1 to 1024).")
     private List<Integer> threads;
 
     @Option(names = "--duration", paramLabel = "SEC", description = "Measured seconds per run.")

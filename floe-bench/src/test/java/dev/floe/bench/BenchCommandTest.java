@@ -64,6 +64,13 @@ class BenchCommandTest {
     }
 
     @Test
+    void threadCountsPastTheBoundAreRefusedBeforeAnythingRuns() {
+        Outcome o = run("bench", "alloc", "--threads", "1,100000");
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--threads values must be at most 1024"), o.err());
+    }
+
+    @Test
     void entrySizesOutsideWhatTheMapSuiteTakesAreRefused() {
         Outcome o = run("bench", "map", "--key-bytes", "4");
         assertEquals(2, o.code());

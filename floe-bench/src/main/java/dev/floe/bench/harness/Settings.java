@@ -18,6 +18,12 @@ import java.util.Optional;
 public record Settings(Mode mode, double durationSeconds, double warmupSeconds, int runs,
                        List<Integer> threads, List<String> impls, List<Variant> variants) {
 
+    /**
+     * Largest thread count a cell takes: each is a platform thread in the worker JVM, and far past
+     * the core count a cell measures the scheduler; a mistyped 100000 would exhaust the host.
+     */
+    public static final int MAX_THREADS = 1024;
+
     public Settings {
         threads = List.copyOf(threads);
         impls = List.copyOf(impls);
@@ -32,6 +38,10 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
         if (threads.isEmpty()) throw new IllegalArgumentException("--threads needs at least one value");
         for (int t : threads) {
             if (t < 1) throw new IllegalArgumentException("--threads values must be at least 1: " + t);
+            if (t > MAX_THREADS) {
+                throw new IllegalArgumentException("--threads values must be at most " + MAX_THREADS + " (one platform "
+                        + "thread each, started in every worker JVM): " + t);
+            }
         }
         if (impls.isEmpty()) throw new IllegalArgumentException("no implementation selected");
         if (variants.isEmpty()) throw new IllegalArgumentException("no implementation runs under the selected --gc");
