@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import java.lang.ref.Reference;
 import java.util.AbstractMap;
 import java.util.Collections;
 import java.util.Comparator;
@@ -88,17 +89,25 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     @Override
     @SuppressWarnings("unchecked")
     public V get(Object key) {
-        checkKey(key);
-        if (!inRange(key)) return null;
-        return (V) core.read(key, core::deserializeValue, null);
+        try {
+            checkKey(key);
+            if (!inRange(key)) return null;
+            return (V) core.read(key, core::deserializeValue, null);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public boolean containsKey(Object key) {
-        checkKey(key);
-        if (!inRange(key)) return false;
-        core.checkOpen();
-        return core.liveValue(key) != 0;
+        try {
+            checkKey(key);
+            if (!inRange(key)) return false;
+            core.checkOpen();
+            return core.liveValue(key) != 0;
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
@@ -110,22 +119,30 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     @Override
     public int size() {
-        core.checkOpen();
-        long n;
-        if (isRoot()) {
-            n = core.size();
-        } else {
-            n = 0;
-            Cursor c = new Cursor(core, range.ascending());
-            while (c.advance()) n++;
+        try {
+            core.checkOpen();
+            long n;
+            if (isRoot()) {
+                n = core.size();
+            } else {
+                n = 0;
+                Cursor c = new Cursor(core, range.ascending());
+                while (c.advance()) n++;
+            }
+            return (int) Math.min(Integer.MAX_VALUE, n);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
-        return (int) Math.min(Integer.MAX_VALUE, n);
     }
 
     @Override
     public boolean isEmpty() {
-        core.checkOpen();
-        return !new Cursor(core, range).advance();
+        try {
+            core.checkOpen();
+            return !new Cursor(core, range).advance();
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     // ---- updates -------------------------------------------------------------------------------
@@ -133,117 +150,157 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     @Override
     @SuppressWarnings("unchecked")
     public V put(K key, V value) {
-        checkPutKey(key);
-        Objects.requireNonNull(value, "null values are not allowed");
-        return (V) core.doPut(key, value, null, InternalOakMap.IfPresent.REPLACE, true);
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(value, "null values are not allowed");
+            return (V) core.doPut(key, value, null, InternalOakMap.IfPresent.REPLACE, true);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V putIfAbsent(K key, V value) {
-        checkPutKey(key);
-        Objects.requireNonNull(value, "null values are not allowed");
-        return (V) core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, true);
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(value, "null values are not allowed");
+            return (V) core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, true);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public V remove(Object key) {
-        checkKey(key);
-        if (!inRange(key)) return null;
-        return core.doIfPresent(key, (s, lw) -> {
-            V old = deserializeLocked(s, lw);
-            core.removeLocked(key, s);
-            return old;
-        }, null);
+        try {
+            checkKey(key);
+            if (!inRange(key)) return null;
+            return core.doIfPresent(key, (s, lw) -> {
+                V old = deserializeLocked(s, lw);
+                core.removeLocked(key, s);
+                return old;
+            }, null);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public boolean remove(Object key, Object value) {
-        checkKey(key);
-        if (value == null || !inRange(key)) return false;
-        return core.doIfPresent(key, (s, lw) -> {
-            if (!value.equals(deserializeLocked(s, lw))) {
-                core.values.unlock(s, ValueSlices.length(lw));
-                return false;
-            }
-            core.removeLocked(key, s);
-            return true;
-        }, false);
+        try {
+            checkKey(key);
+            if (value == null || !inRange(key)) return false;
+            return core.doIfPresent(key, (s, lw) -> {
+                if (!value.equals(deserializeLocked(s, lw))) {
+                    core.values.unlock(s, ValueSlices.length(lw));
+                    return false;
+                }
+                core.removeLocked(key, s);
+                return true;
+            }, false);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public boolean replace(K key, V oldValue, V newValue) {
-        checkPutKey(key);
-        Objects.requireNonNull(oldValue, "null values are not allowed");
-        Objects.requireNonNull(newValue, "null values are not allowed");
-        return core.doIfPresent(key, (s, lw) -> {
-            V current = deserializeLocked(s, lw);
-            if (!oldValue.equals(current)) {
-                core.values.unlock(s, ValueSlices.length(lw));
-                return false;
-            }
-            core.writeLocked(key, s, newValue, current);
-            return true;
-        }, false);
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(oldValue, "null values are not allowed");
+            Objects.requireNonNull(newValue, "null values are not allowed");
+            return core.doIfPresent(key, (s, lw) -> {
+                V current = deserializeLocked(s, lw);
+                if (!oldValue.equals(current)) {
+                    core.values.unlock(s, ValueSlices.length(lw));
+                    return false;
+                }
+                core.writeLocked(key, s, newValue, current);
+                return true;
+            }, false);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public V replace(K key, V value) {
-        checkPutKey(key);
-        Objects.requireNonNull(value, "null values are not allowed");
-        return core.doIfPresent(key, (s, lw) -> {
-            V old = deserializeLocked(s, lw);
-            core.writeLocked(key, s, value, old);
-            return old;
-        }, null);
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(value, "null values are not allowed");
+            return core.doIfPresent(key, (s, lw) -> {
+                V old = deserializeLocked(s, lw);
+                core.writeLocked(key, s, value, old);
+                return old;
+            }, null);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
-        checkKey(key);
-        Objects.requireNonNull(fn);
-        if (!inRange(key)) return null;
-        return core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), null);
+        try {
+            checkKey(key);
+            Objects.requireNonNull(fn);
+            if (!inRange(key)) return null;
+            return core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), null);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
-        checkKey(key);
-        Objects.requireNonNull(fn);
-        if (!inRange(key)) return outOfRange(key, fn.apply(key, null));
-        while (true) {
-            Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), ABSENT);
-            if (r != ABSENT) return cast(r);
-            V created = fn.apply(key, null);
-            if (created == null) return null;
-            if (core.doPut(key, created, null, InternalOakMap.IfPresent.KEEP, false) == null) return created;
+        try {
+            checkKey(key);
+            Objects.requireNonNull(fn);
+            if (!inRange(key)) return outOfRange(key, fn.apply(key, null));
+            while (true) {
+                Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, fn), ABSENT);
+                if (r != ABSENT) return cast(r);
+                V created = fn.apply(key, null);
+                if (created == null) return null;
+                if (core.doPut(key, created, null, InternalOakMap.IfPresent.KEEP, false) == null) return created;
+            }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 
     @Override
     public V computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
-        checkKey(key);
-        Objects.requireNonNull(fn);
-        if (!inRange(key)) return outOfRange(key, fn.apply(key));
-        while (true) {
-            V present = get(key);
-            if (present != null) return present;
-            V created = fn.apply(key);
-            if (created == null) return null;
-            if (core.doPut(key, created, null, InternalOakMap.IfPresent.KEEP, false) == null) return created;
+        try {
+            checkKey(key);
+            Objects.requireNonNull(fn);
+            if (!inRange(key)) return outOfRange(key, fn.apply(key));
+            while (true) {
+                V present = get(key);
+                if (present != null) return present;
+                V created = fn.apply(key);
+                if (created == null) return null;
+                if (core.doPut(key, created, null, InternalOakMap.IfPresent.KEEP, false) == null) return created;
+            }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 
     @Override
     public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> fn) {
-        // nulls first, then the range: ConcurrentMap.merge's order, which ConcurrentSkipListMap's views follow
-        Objects.requireNonNull(value, "null values are not allowed");
-        Objects.requireNonNull(fn);
-        checkPutKey(key);
-        while (true) {
-            Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, (k, old) -> fn.apply(old, value)), ABSENT);
-            if (r != ABSENT) return cast(r);
-            if (core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, false) == null) return value;
+        try {
+            // nulls first, then the range: ConcurrentMap.merge's order, which ConcurrentSkipListMap's views follow
+            Objects.requireNonNull(value, "null values are not allowed");
+            Objects.requireNonNull(fn);
+            checkPutKey(key);
+            while (true) {
+                Object r = core.doIfPresent(key, (s, lw) -> applyLocked(key, s, lw, (k, old) -> fn.apply(old, value)), ABSENT);
+                if (r != ABSENT) return cast(r);
+                if (core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, false) == null) return value;
+            }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 
@@ -255,32 +312,40 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
      */
     @Override
     public void replaceAll(BiFunction<? super K, ? super V, ? extends V> fn) {
-        Objects.requireNonNull(fn);
-        core.checkOpen();
-        Cursor c = new Cursor(core, range);
-        while (c.advance()) {
-            K key = core.keys.deserialize(c.keyPtr);
-            if (key == null) continue;
-            core.doIfPresent(key, (s, lw) -> {
-                V old = deserializeLocked(s, lw);
-                V nv = applyHolding(s, fn, key, old);
-                if (nv == null) {
-                    core.values.unlock(s, ValueSlices.length(lw));
-                    throw new NullPointerException("replaceAll function returned null");
-                }
-                core.writeLocked(key, s, nv, old);
-                return null;
-            }, null);
+        try {
+            Objects.requireNonNull(fn);
+            core.checkOpen();
+            Cursor c = new Cursor(core, range);
+            while (c.advance()) {
+                K key = core.keys.deserialize(c.keyPtr);
+                if (key == null) continue;
+                core.doIfPresent(key, (s, lw) -> {
+                    V old = deserializeLocked(s, lw);
+                    V nv = applyHolding(s, fn, key, old);
+                    if (nv == null) {
+                        core.values.unlock(s, ValueSlices.length(lw));
+                        throw new NullPointerException("replaceAll function returned null");
+                    }
+                    core.writeLocked(key, s, nv, old);
+                    return null;
+                }, null);
+            }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 
     @Override
     public void clear() {
-        core.checkOpen();
-        Cursor c = new Cursor(core, range.ascending());
-        while (c.advance()) {
-            K key = core.keys.deserialize(c.keyPtr);
-            if (key != null) remove(key);
+        try {
+            core.checkOpen();
+            Cursor c = new Cursor(core, range.ascending());
+            while (c.advance()) {
+                K key = core.keys.deserialize(c.keyPtr);
+                if (key != null) remove(key);
+            }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 
@@ -350,17 +415,21 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
      * entry was read ({@link Cursor#sameAs}); otherwise it looks again.
      */
     final Map.Entry<K, V> first(KeyRange r) {
-        while (true) {
-            core.checkOpen();
-            Cursor c = new Cursor(core, r, true);
-            Map.Entry<K, V> e = null;
-            if (c.advance()) {
-                e = snapshot(c);
-                if (e == null) continue; // vanished between the look and the read
+        try {
+            while (true) {
+                core.checkOpen();
+                Cursor c = new Cursor(core, r, true);
+                Map.Entry<K, V> e = null;
+                if (c.advance()) {
+                    e = snapshot(c);
+                    if (e == null) continue; // vanished between the look and the read
+                }
+                Cursor check = new Cursor(core, r, true);
+                check.advance();
+                if (c.sameAs(check)) return e;
             }
-            Cursor check = new Cursor(core, r, true);
-            check.advance();
-            if (c.sameAs(check)) return e;
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 
@@ -462,16 +531,20 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     /** Removes and returns the first entry of {@code r}; retries if another thread removed it first. */
     private Map.Entry<K, V> poll(KeyRange r) {
-        while (true) {
-            Map.Entry<K, V> e = first(r);
-            if (e == null) return null;
-            K key = e.getKey();
-            V old = core.doIfPresent(key, (s, lw) -> {
-                V v = deserializeLocked(s, lw);
-                core.removeLocked(key, s);
-                return v;
-            }, null);
-            if (old != null) return new AbstractMap.SimpleImmutableEntry<>(key, old);
+        try {
+            while (true) {
+                Map.Entry<K, V> e = first(r);
+                if (e == null) return null;
+                K key = e.getKey();
+                V old = core.doIfPresent(key, (s, lw) -> {
+                    V v = deserializeLocked(s, lw);
+                    core.removeLocked(key, s);
+                    return v;
+                }, null);
+                if (old != null) return new AbstractMap.SimpleImmutableEntry<>(key, old);
+            }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 

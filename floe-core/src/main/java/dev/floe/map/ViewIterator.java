@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import java.lang.ref.Reference;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.Map;
@@ -32,13 +33,17 @@ final class ViewIterator<K, V, T> implements Iterator<T> {
     }
 
     private void advance() {
-        next = null;
-        while (cursor.advance()) {
-            Map.Entry<K, V> e = view.snapshot(cursor);
-            if (e != null) {
-                next = e;
-                return;
+        try {
+            next = null;
+            while (cursor.advance()) {
+                Map.Entry<K, V> e = view.snapshot(cursor);
+                if (e != null) {
+                    next = e;
+                    return;
+                }
             }
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import java.lang.ref.Reference;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Collection;
@@ -59,10 +60,14 @@ public final class ZeroCopyMap<K, V> {
 
     /** Whether this view maps the key buffer {@code o} holds ({@link #keySet()}'s membership). */
     private boolean containsKeyIn(Object o) {
-        K key = keyIn(o);
-        if (key == null || !inRange(key)) return false;
-        core.checkOpen();
-        return core.liveValue(key) != 0;
+        try {
+            K key = keyIn(o);
+            if (key == null || !inRange(key)) return false;
+            core.checkOpen();
+            return core.liveValue(key) != 0;
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     /** Removes the key buffer {@code o} holds from this view ({@link #keySet()}'s membership). */
@@ -79,12 +84,16 @@ public final class ZeroCopyMap<K, V> {
 
     /** A buffer over the value mapped to {@code key}, or null if there is none. */
     public OakReadBuffer get(K key) {
-        Objects.requireNonNull(key, "null keys are not allowed");
-        if (!inRange(key)) return null;
-        core.checkOpen();
-        // the buffer holds the snapshot (the linearization point when present), so its first read
-        // continues from it instead of reading the lock word afresh
-        return core.getBuffer(key);
+        try {
+            Objects.requireNonNull(key, "null keys are not allowed");
+            if (!inRange(key)) return null;
+            core.checkOpen();
+            // the buffer holds the snapshot (the linearization point when present), so its first read
+            // continues from it instead of reading the lock word afresh
+            return core.getBuffer(key);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     /**
@@ -95,23 +104,35 @@ public final class ZeroCopyMap<K, V> {
      * ({@link OakSerializer#serialize}).
      */
     public void put(K key, V value) {
-        checkPutKey(key);
-        Objects.requireNonNull(value, "null values are not allowed");
-        core.doPut(key, value, null, InternalOakMap.IfPresent.REPLACE, false);
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(value, "null values are not allowed");
+            core.doPut(key, value, null, InternalOakMap.IfPresent.REPLACE, false);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     /** Maps {@code key} to {@code value} unless it is present; true if it inserted. */
     public boolean putIfAbsent(K key, V value) {
-        checkPutKey(key);
-        Objects.requireNonNull(value, "null values are not allowed");
-        return core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, false) == null;
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(value, "null values are not allowed");
+            return core.doPut(key, value, null, InternalOakMap.IfPresent.KEEP, false) == null;
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     /** Removes {@code key}; true if it was present. */
     public boolean remove(K key) {
-        Objects.requireNonNull(key, "null keys are not allowed");
-        if (!inRange(key)) return false;
-        return removeProbe(core, key);
+        try {
+            Objects.requireNonNull(key, "null keys are not allowed");
+            if (!inRange(key)) return false;
+            return removeProbe(core, key);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     static boolean removeProbe(InternalOakMap<?, ?> core, Object probe) {
@@ -126,13 +147,17 @@ public final class ZeroCopyMap<K, V> {
      * key is present; true if it ran. The writer may resize the value ({@link OakWriteBuffer}).
      */
     public boolean computeIfPresent(K key, Consumer<OakWriteBuffer> writer) {
-        Objects.requireNonNull(key, "null keys are not allowed");
-        Objects.requireNonNull(writer, "writer");
-        if (!inRange(key)) return false;
-        return core.doIfPresent(key, (s, lw) -> {
-            core.runWriter(key, s, writer);
-            return Boolean.TRUE;
-        }, Boolean.FALSE);
+        try {
+            Objects.requireNonNull(key, "null keys are not allowed");
+            Objects.requireNonNull(writer, "writer");
+            if (!inRange(key)) return false;
+            return core.doIfPresent(key, (s, lw) -> {
+                core.runWriter(key, s, writer);
+                return Boolean.TRUE;
+            }, Boolean.FALSE);
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     /**
@@ -141,10 +166,14 @@ public final class ZeroCopyMap<K, V> {
      * inserted, false if it computed.
      */
     public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<OakWriteBuffer> writer) {
-        checkPutKey(key);
-        Objects.requireNonNull(value, "null values are not allowed");
-        Objects.requireNonNull(writer, "writer");
-        return core.doPut(key, value, writer, InternalOakMap.IfPresent.COMPUTE, false) == null;
+        try {
+            checkPutKey(key);
+            Objects.requireNonNull(value, "null values are not allowed");
+            Objects.requireNonNull(writer, "writer");
+            return core.doPut(key, value, writer, InternalOakMap.IfPresent.COMPUTE, false) == null;
+        } finally {
+            Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+        }
     }
 
     // ---- views ---------------------------------------------------------------------------------
@@ -276,24 +305,33 @@ public final class ZeroCopyMap<K, V> {
 
         @Override
         public int size() {
-            map.core.checkOpen();
-            int n = 0;
-            Cursor c = new Cursor(map.core, map.range);
-            while (c.advance()) n++;
-            return n;
+            try {
+                map.core.checkOpen();
+                int n = 0;
+                Cursor c = new Cursor(map.core, map.range);
+                while (c.advance()) n++;
+                return n;
+            } finally {
+                Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+            }
         }
 
         @Override
         public boolean isEmpty() {
-            map.core.checkOpen();
-            return !new Cursor(map.core, map.range).advance();
+            try {
+                map.core.checkOpen();
+                return !new Cursor(map.core, map.range).advance();
+            } finally {
+                Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+            }
         }
     }
 
     /**
      * An iterator over a view's buffers. It holds the view, and through it the {@link OakMap}, as
      * the legacy views' iterators do: a scan of a map that nothing else references must not find
-     * it closed halfway by its {@code Cleaner} (only {@link #core} is read on the way).
+     * it closed halfway by its {@code Cleaner}. Its methods read only {@link #core}, so those that
+ * reach the map's memory end with a reachability fence of the iterator ({@link OakMap}, "Memory").
      */
     private static final class BufferIterator<T> implements Iterator<T> {
         private final ZeroCopyMap<?, ?> view;
@@ -322,12 +360,16 @@ public final class ZeroCopyMap<K, V> {
 
         @Override
         public boolean hasNext() {
-            core.checkOpen(); // also when it already looked ahead
-            if (!ready) {
-                hasNext = cursor.advance();
-                ready = true;
+            try {
+                core.checkOpen(); // also when it already looked ahead
+                if (!ready) {
+                    hasNext = cursor.advance();
+                    ready = true;
+                }
+                return hasNext;
+            } finally {
+                Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
             }
-            return hasNext;
         }
 
         @Override
@@ -356,11 +398,15 @@ public final class ZeroCopyMap<K, V> {
 
         @Override
         public void remove() {
-            if (lastKey == 0) throw new IllegalStateException("next() was not called, or remove() was already called");
-            core.checkOpen();
-            KeyCopy key = core.keys.copy(lastKey);
-            lastKey = 0;
-            if (key != null) removeProbe(core, key); // null: already removed and dropped
+            try {
+                if (lastKey == 0) throw new IllegalStateException("next() was not called, or remove() was already called");
+                core.checkOpen();
+                KeyCopy key = core.keys.copy(lastKey);
+                lastKey = 0;
+                if (key != null) removeProbe(core, key); // null: already removed and dropped
+            } finally {
+                Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
+            }
         }
     }
 
