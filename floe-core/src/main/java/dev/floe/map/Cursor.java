@@ -127,6 +127,26 @@ final class Cursor {
         return trace != null && other.trace != null && trace.equalTo(other.trace) && trace.chunksCurrent();
     }
 
+    /**
+     * Whether {@code range} holds no present entry, linearizably. An entry a scan finds present
+     * was present when it was found; "none" is confirmed by a second traced scan that examined
+     * the same entries with the same value words on current chunks ({@link #sameAs}): every entry
+     * skipped was absent at the moment the first scan ended, and none was linked meanwhile. One
+     * scan alone could pass the place where a key is then inserted, and find the range's only
+     * other key removed by the time it gets there: "empty" for a range that never was
+     * ({@code EmptinessRaceTest}).
+     */
+    static boolean noneIn(InternalOakMap<?, ?> map, KeyRange range) {
+        while (true) {
+            map.checkOpen();
+            Cursor first = new Cursor(map, range, true);
+            if (first.advance()) return false;
+            Cursor check = new Cursor(map, range, true);
+            if (check.advance()) return false;
+            if (first.sameAs(check)) return true;
+        }
+    }
+
     /** The entries a traced cursor examined, in order. */
     private static final class Trace {
         private Chunk[] chunks = new Chunk[8];

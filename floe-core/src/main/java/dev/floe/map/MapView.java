@@ -138,8 +138,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     @Override
     public boolean isEmpty() {
         try {
-            core.checkOpen();
-            return !new Cursor(core, range).advance();
+            return Cursor.noneIn(core, range);
         } finally {
             Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }

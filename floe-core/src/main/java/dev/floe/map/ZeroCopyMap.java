@@ -319,8 +319,7 @@ public final class ZeroCopyMap<K, V> {
         @Override
         public boolean isEmpty() {
             try {
-                map.core.checkOpen();
-                return !new Cursor(map.core, map.range).advance();
+                return Cursor.noneIn(map.core, map.range);
             } finally {
                 Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
             }

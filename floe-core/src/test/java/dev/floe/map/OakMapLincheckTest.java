@@ -148,6 +148,17 @@ class OakMapLincheckTest {
             Map.Entry<Long, Long> e = map.lastEntry();
             return e == null ? null : e.getKey();
         }
+
+        @Operation
+        public boolean isEmpty() {
+            return map.isEmpty();
+        }
+
+        /** Keys 1 to 2: the view whose emptiness a put of 3 or 4 and a remove race over. */
+        @Operation
+        public boolean lowKeysEmpty() {
+            return map.headMap(3L, false).isEmpty();
+        }
     }
 
     /** The sequential specification: a TreeMap with the same operations. */
@@ -226,6 +237,14 @@ class OakMapLincheckTest {
 
         public Long lastKey() {
             return m.isEmpty() ? null : m.lastKey();
+        }
+
+        public boolean isEmpty() {
+            return m.isEmpty();
+        }
+
+        public boolean lowKeysEmpty() {
+            return m.headMap(3L, false).isEmpty();
         }
 
         @Override
@@ -441,7 +460,7 @@ class OakMapLincheckTest {
         options().check(PointOps.class);
     }
 
-    /** The same with ceilingKey, floorKey, higherKey, lowerKey, first and last key in the mix. */
+    /** The same with ceilingKey, floorKey, higherKey, lowerKey, first and last key, and isEmpty of the map and a head map in the mix. */
     @Test
     void pointAndNavigationOperationsAreLinearizable() {
         options().check(AllOps.class);
