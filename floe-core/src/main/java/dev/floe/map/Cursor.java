@@ -128,22 +128,23 @@ final class Cursor {
     }
 
     /**
-     * Whether {@code range} holds no present entry, linearizably. An entry a scan finds present
-     * was present when it was found; "none" is confirmed by a second traced scan that examined
-     * the same entries with the same value words on current chunks ({@link #sameAs}): every entry
-     * skipped was absent at the moment the first scan ended, and none was linked meanwhile. One
-     * scan alone could pass the place where a key is then inserted, and find the range's only
-     * other key removed by the time it gets there: "empty" for a range that never was
-     * ({@code EmptinessRaceTest}).
+     * The first present entry of {@code range} at one moment: a cursor on it, or null if the range
+     * was empty then. A double collect ({@link #sameAs}): a second traced scan examined the same
+     * entries with the same value words on current chunks, so at the moment the first scan ended
+     * every entry it skipped was absent and none had been linked before its result. A cursor
+     * counts a locked value as present without waiting ({@link #present}), so a caller may hold a
+     * value's lock. One scan alone is not enough: it could pass the place where a key is then
+     * inserted and find the key after it removed by the time it gets there ({@code
+     * EmptinessRaceTest}, {@code PollRaceTest}).
      */
-    static boolean noneIn(InternalOakMap<?, ?> map, KeyRange range) {
+    static Cursor confirmedFirst(InternalOakMap<?, ?> map, KeyRange range) {
         while (true) {
             map.checkOpen();
             Cursor first = new Cursor(map, range, true);
-            if (first.advance()) return false;
+            boolean found = first.advance();
             Cursor check = new Cursor(map, range, true);
-            if (check.advance()) return false;
-            if (first.sameAs(check)) return true;
+            check.advance();
+            if (first.sameAs(check)) return found ? first : null;
         }
     }
 

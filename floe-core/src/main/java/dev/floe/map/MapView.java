@@ -138,7 +138,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     @Override
     public boolean isEmpty() {
         try {
-            return Cursor.noneIn(core, range);
+            return Cursor.confirmedFirst(core, range) == null;
         } finally {
             Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
@@ -531,8 +531,8 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     /**
      * Removes and returns the first entry of {@code r}. Linearizable: the entry found first is
      * locked, and only then confirmed still the first present entry of the range
-     * ({@link #isFirst}); if it is not (an insert put a key before it, or another thread removed
-     * it), the poll unlocks it unchanged and starts again. The poll takes effect at that
+     * ({@link Cursor#confirmedFirst}); if it is not (an insert put a key before it, or another
+     * thread removed it), the poll unlocks it unchanged and starts again. The poll takes effect at that
      * confirmation: from then until its removal the value stays locked, and a reader of it waits
      * for the lock (so sees it removed), as every update of it does. Only {@code containsKey},
      * which does not wait for a locked value, could still see the key in that window, as it can
@@ -550,7 +550,8 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
                 K key = e.getKey();
                 Object old = core.doIfPresent(key, (s, lw) -> {
                     V v = deserializeLocked(s, lw); // before the check: its window stays short
-                    if (!isFirst(r, s.ptr)) {
+                    Cursor first = Cursor.confirmedFirst(core, r); // cannot wait for this thread's lock
+                    if (first == null || first.valuePtr != s.ptr) {
                         core.values.unlock(s, ValueSlices.length(lw));
                         return NOT_FIRST;
                     }
@@ -569,25 +570,6 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     /** {@link #poll}'s "the entry it locked is no longer the first": unlocked, look again. */
     private static final Object NOT_FIRST = new Object();
-
-    /**
-     * Whether the first present entry of {@code r} holds the value slice {@code locked}, which
-     * the caller holds the lock of. The double collect of {@link #first} (two traced cursors that
-     * examined the same entries with the same value words): at the moment the first cursor
-     * found its entry, that entry was the first present one of the range. A cursor counts a
-     * locked value as present without waiting for it ({@link ValueSlices#resolve}), so this
-     * cannot wait for the caller's own lock.
-     */
-    private boolean isFirst(KeyRange r, long locked) {
-        while (true) {
-            core.checkOpen();
-            Cursor c = new Cursor(core, r, true);
-            boolean found = c.advance();
-            Cursor check = new Cursor(core, r, true);
-            check.advance();
-            if (c.sameAs(check)) return found && c.valuePtr == locked;
-        }
-    }
 
     /** The entry's key, or null for no entry. */
     static <K> K keyOf(Map.Entry<K, ?> e) {

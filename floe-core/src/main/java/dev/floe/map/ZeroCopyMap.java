@@ -319,7 +319,7 @@ public final class ZeroCopyMap<K, V> {
         @Override
         public boolean isEmpty() {
             try {
-                return Cursor.noneIn(map.core, map.range);
+                return Cursor.confirmedFirst(map.core, map.range) == null;
             } finally {
                 Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
             }

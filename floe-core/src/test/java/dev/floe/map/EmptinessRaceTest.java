@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * passed the place of key {@code other}; meanwhile the test inserts {@code other} and then
  * removes 5. The view held 5, then 5 and {@code other}, then {@code other}: never empty. A
  * single scan, resumed, found 5 removed and nothing else, and answered "empty" (failed for all
- * four views before {@code Cursor.noneIn}'s second scan).
+ * four views before {@code Cursor.confirmedFirst}'s second scan).
  */
 class EmptinessRaceTest {
 
