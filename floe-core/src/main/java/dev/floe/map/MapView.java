@@ -411,7 +411,10 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     /**
      * The first present entry of {@code r} in its order, as a snapshot; null if none.
      * Linearizable: a second traced cursor confirms that nothing on the way changed while the
-     * entry was read ({@link Cursor#sameAs}); otherwise it looks again.
+     * entry was read ({@link Cursor#sameAs}); otherwise it looks again. This is
+     * {@link Cursor#confirmedFirst} with the value read between the two scans, which is why it
+     * runs its own loop: a value read after the confirmation could be newer than the moment at
+     * which the entry was first.
      */
     final Map.Entry<K, V> first(KeyRange r) {
         try {
