@@ -491,7 +491,7 @@ final class InternalOakMap<K, V> {
         try {
             writer.accept(buffer);
         } catch (RuntimeException | Error e) {
-            buffer.abandon(); // unlocks; a resized copy is dropped, in-place writes stay
+            buffer.abandon(); // drops a resized copy, undoes the writes made in place, unlocks
             throw e;
         }
         buffer.finish(probe);

@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import dev.floe.memory.Region;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -12,10 +13,12 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>The function may change the size: {@link #resize} within the slice's capacity happens in
  * place; beyond it (or far below it, see {@link #resize}) the map copies the value into a slice
- * of the new size and installs that one when the function returns. If the function throws, such
- * a copy is dropped (the old value stays as it was); writes made in place before the exception
- * stay. The function must not call the same map for the same key (it would wait for its own
- * lock).
+ * of the new size and installs that one when the function returns. If the function throws, the
+ * value stays as it was, as {@link java.util.Map#compute} promises: such a copy is dropped, and
+ * what the function wrote in place is written back before the value is unlocked (an
+ * {@link UndoLog}: a typed put logs the field it overwrites, {@link #segment()} and a resize that
+ * zero-fills old bytes copy the value once). The function must not call the same map for the
+ * same key (it would wait for its own lock).
  */
 public final class OakWriteBuffer {
     private final InternalOakMap<?, ?> map;
@@ -23,6 +26,16 @@ public final class OakWriteBuffer {
     /** The slice being written: the locked one, or a private resized copy. */
     private long target;
     private int length;
+    /** The value's length as locked: the bytes a failed function's writes are undone in. */
+    private final int lockedLength;
+    /**
+     * The first field record of the undo log ({@link UndoLog}): {@code offset << 4 | size} (0:
+     * none) and the field's previous bits, kept here so that a function that changes one field (a
+     * counter) touches no thread-local state. Always the oldest record.
+     */
+    private long firstField, firstBits;
+    /** The rest of the undo log, taken from the thread at the second record or the first copy. */
+    private UndoLog undo;
     private boolean done;
     /** The view of {@link #target}'s {@link #length} bytes, made once per size (internal use). */
     private MemorySegment view;
@@ -38,6 +51,7 @@ public final class OakWriteBuffer {
         this.scope = scope;
         this.target = scope.ptr;
         this.length = ValueSlices.length(scope.lockWord);
+        this.lockedLength = length;
     }
 
     /** Current size of the value in bytes. */
@@ -56,6 +70,7 @@ public final class OakWriteBuffer {
      */
     public MemorySegment segment() {
         check();
+        saveLockedValue(); // the caller may write anywhere in the view
         if (!SCOPED_VIEWS) return raw(); // documented: then a kept view stays usable (misuse)
         if (viewScope == null) viewScope = Arena.ofConfined();
         // scopedView, not a bare reinterpret: the view belongs to viewScope, and if the map (with
@@ -82,7 +97,7 @@ public final class OakWriteBuffer {
      * drops the tail. Growing beyond the value's block, or shrinking an out-of-line value (above
      * about 16 KiB) below a quarter of its block, copies the value into a block of the new size,
      * which replaces the old one when the function returns (a move; if the function throws, the
-     * value keeps its old block, size and bytes, except for writes made before the copy).
+     * value keeps its old block, size and bytes).
      *
      * @throws IllegalArgumentException if {@code newSize} is negative or above the largest value
      */
@@ -91,7 +106,10 @@ public final class OakWriteBuffer {
         ValueSlices values = map.values;
         values.checkSize(newSize);
         if (values.fitsInPlace(target, newSize)) {
-            if (newSize > length) values.privateView(target, newSize).asSlice(length).fill((byte) 0);
+            if (newSize > length) {
+                if (length < lockedLength) saveLockedValue(); // the fill overwrites bytes of the locked value
+                values.privateView(target, newSize).asSlice(length).fill((byte) 0);
+            }
             length = newSize;
             view = null;
             endViews();
@@ -122,7 +140,7 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value. */
     public void putByte(int offset, byte v) {
-        checked().set(ValueLayout.JAVA_BYTE, offset, v);
+        writable(offset, 1).set(ValueLayout.JAVA_BYTE, offset, v);
     }
 
     /** The {@code short} at {@code offset} in the value, native byte order. */
@@ -132,7 +150,7 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putShort(int offset, short v) {
-        checked().set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, v);
+        writable(offset, 2).set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, v);
     }
 
     /** The {@code char} at {@code offset} in the value, native byte order. */
@@ -142,7 +160,7 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putChar(int offset, char v) {
-        checked().set(ValueLayout.JAVA_CHAR_UNALIGNED, offset, v);
+        writable(offset, 2).set(ValueLayout.JAVA_CHAR_UNALIGNED, offset, v);
     }
 
     /** The {@code int} at {@code offset} in the value, native byte order. */
@@ -152,7 +170,7 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putInt(int offset, int v) {
-        checked().set(ValueLayout.JAVA_INT_UNALIGNED, offset, v);
+        writable(offset, 4).set(ValueLayout.JAVA_INT_UNALIGNED, offset, v);
     }
 
     /** The {@code long} at {@code offset} in the value, native byte order. */
@@ -162,7 +180,7 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putLong(int offset, long v) {
-        checked().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, v);
+        writable(offset, 8).set(ValueLayout.JAVA_LONG_UNALIGNED, offset, v);
     }
 
     /** The {@code float} at {@code offset} in the value, native byte order. */
@@ -172,7 +190,7 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putFloat(int offset, float v) {
-        checked().set(ValueLayout.JAVA_FLOAT_UNALIGNED, offset, v);
+        writable(offset, 4).set(ValueLayout.JAVA_FLOAT_UNALIGNED, offset, v);
     }
 
     /** The {@code double} at {@code offset} in the value, native byte order. */
@@ -182,12 +200,63 @@ public final class OakWriteBuffer {
 
     /** Writes {@code v} at {@code offset} in the value, native byte order. */
     public void putDouble(int offset, double v) {
-        checked().set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset, v);
+        writable(offset, 8).set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset, v);
     }
 
     private MemorySegment checked() {
         check();
         return raw();
+    }
+
+    /**
+     * The view, for a typed put of {@code size} bytes at {@code offset}: a field of the locked
+     * value is logged first, so that a failed function's write can be undone. Writes into a
+     * resized copy, or beyond the locked value's bytes, need no record.
+     */
+    private MemorySegment writable(int offset, int size) {
+        MemorySegment v = checked();
+        if (target == scope.ptr && offset < lockedLength) {
+            long bits = Region.bits(v, offset, size); // out of the value: IndexOutOfBoundsException, as the put
+            if (firstField == 0 && undo == null) {
+                firstField = (long) offset << 4 | size;
+                firstBits = bits;
+            } else if (!log().saveField(offset, size, bits)) {
+                saveLockedValue(); // the log is full: one copy covers this write and every later one
+            }
+        }
+        return v;
+    }
+
+    /** Copies the locked value's bytes (once) before writes the log cannot describe field by field. */
+    private void saveLockedValue() {
+        if (target == scope.ptr) log().saveWhole(map.values.privateView(scope.ptr, lockedLength));
+    }
+
+    private UndoLog log() {
+        UndoLog u = undo;
+        if (u == null) undo = u = UndoLog.acquire();
+        return u;
+    }
+
+    /**
+     * Writes back what the function's writes overwrote in the locked value: the log's records
+     * (its copy, then its fields newest first), then the first field, the oldest.
+     */
+    private void rollback() {
+        long extent = firstField == 0 ? 0 : (firstField >>> 4) + (firstField & 0xF);
+        if (undo != null) extent = Math.max(extent, undo.extent());
+        if (extent == 0) return;
+        MemorySegment value = map.values.privateView(scope.ptr, Math.toIntExact(extent));
+        if (undo != null) undo.rollback(value);
+        if (firstField != 0) UndoLog.restoreField(value, firstField, firstBits);
+    }
+
+    /** Gives the log back to the thread (the value is unlocked or about to be). */
+    private void releaseLog() {
+        if (undo != null) {
+            undo.release();
+            undo = null;
+        }
     }
 
     private void check() {
@@ -207,25 +276,39 @@ public final class OakWriteBuffer {
         }
     }
 
-    /** Publishes the result: unlocks the value in place, or installs the resized copy. */
+    /**
+     * Publishes the result: unlocks the value in place, or installs the resized copy. If the move
+     * fails (it frees the copy), the writes made in place before the resize are undone and the
+     * caller unlocks the value, unchanged (its {@code releaseAfterFailure}).
+     */
     void finish(Object probe) {
         end();
-        if (target == scope.ptr) {
-            map.values.unlock(scope, length);
-        } else {
-            map.values.setPrivateLength(target, length);
-            map.move(probe, scope, target);
+        try {
+            if (target == scope.ptr) {
+                map.values.unlock(scope, length);
+            } else {
+                map.values.setPrivateLength(target, length);
+                try {
+                    map.move(probe, scope, target);
+                } catch (RuntimeException | Error e) {
+                    rollback();
+                    throw e;
+                }
+            }
+        } finally {
+            releaseLog();
         }
     }
 
-    /** The function failed: drops a resized copy and unlocks. */
+    /** The function failed: drops a resized copy, undoes the writes made in place, unlocks with the old length. */
     void abandon() {
         end();
-        if (target != scope.ptr) {
-            map.freePrivate(target);
-            map.values.unlock(scope, ValueSlices.length(scope.lockWord));
-        } else {
-            map.values.unlock(scope, length);
+        try {
+            if (target != scope.ptr) map.freePrivate(target);
+            rollback();
+        } finally {
+            releaseLog();
+            map.values.unlock(scope, lockedLength);
         }
     }
 }

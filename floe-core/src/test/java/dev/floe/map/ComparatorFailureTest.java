@@ -183,7 +183,8 @@ class ComparatorFailureTest {
      * A compute whose result outgrows the value's slice (8 bytes to 200) moves the value; the
      * comparator starts failing inside the function, so the move's lookup of the entry throws.
      * The mapping stays as it was and unlocked, and the new slice is freed: the footprint and the
-     * allocator's live bytes are back where they were. The same through a zero-copy writer's resize.
+     * allocator's live bytes are back where they were. The same through a zero-copy writer's resize,
+     * whose write in place before the resize is undone.
      */
     @Test
     void aComparatorThatThrowsWhileAValueMovesFreesTheNewSlice() {
@@ -198,6 +199,7 @@ class ComparatorFailureTest {
             }));
             cmp.failing = false;
             assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(6L, w -> {
+                w.putByte(0, (byte) 66); // in place, before the resize: undone when the move fails
                 w.resize(200);
                 cmp.failing = true;
             }));

@@ -11,11 +11,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * A value serializer that throws midway through an in-place rewrite of a present value. Every
- * update of the legacy API has the previous value deserialized and writes it back, so the failed
- * update leaves the mapping as it was (as in {@code ConcurrentSkipListMap}); the zero-copy put has
- * no previous value and leaves the bytes written (documented). Readers never accept the partial
- * bytes.
+ * A value serializer that throws midway through an in-place rewrite of a present value, and a
+ * zero-copy writer that throws after writing. Every update of the legacy API has the previous
+ * value deserialized and writes it back, and a writer's writes are undone ({@link UndoLog}), so
+ * the failed update leaves the mapping as it was (as in {@code ConcurrentSkipListMap}); the
+ * zero-copy put has no previous value and leaves the bytes written (documented). Readers never
+ * accept the partial bytes. {@link FailedWriterPropertyTest} varies the writers' steps.
  */
 class FailedRewriteTest {
 
@@ -100,10 +101,67 @@ class FailedRewriteTest {
         }
     }
 
+    /** A writer that throws after writing in place, or after growing the value into a new block, changes nothing. */
+    @Test
+    void aZeroCopyWriterThatThrowsChangesNothing() {
+        try (OakMap<Long, Long> m = newMap(new HalfWritingCodec())) {
+            assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(1L, w -> {
+                w.putLong(0, 100L);
+                w.putLong(8, 100L);
+                throw new IllegalStateException("writer failed");
+            }));
+            assertThrows(IllegalStateException.class, () -> m.zc().putIfAbsentComputeIfPresent(2L, 0L, w -> {
+                w.putLong(0, 200L);
+                w.resize(4_000); // beyond the block: a copy, dropped
+                w.putLong(8, 200L);
+                throw new IllegalStateException("writer failed");
+            }));
+            assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(3L, w -> {
+                w.segment().fill((byte) 9);
+                w.resize(3);
+                w.resize(16); // zero-fills bytes of the locked value
+                throw new IllegalStateException("writer failed");
+            }));
+            for (long k = 1; k <= 3; k++) {
+                assertEquals(k, m.get(k));
+                assertEquals(16, m.zc().get(k).size());
+            }
+        }
+    }
+
     /**
-     * Writers alternate good puts and poison ones (which fail midway) on a few keys, while readers
-     * read them through every read path: no read may return a torn or poison value, and at the end
-     * every key holds the last good value its writer put.
+     * User code under a lock may update another key: each update keeps its own log (the thread's
+     * log is busy with the outer one), so the inner failure is undone alone and the outer one's
+     * later failure restores its own bytes.
+     */
+    @Test
+    void nestedUpdatesUndoTheirOwnWrites() {
+        try (OakMap<Long, Long> m = newMap(new HalfWritingCodec()); OakMap<Long, Long> other = newMap(new HalfWritingCodec())) {
+            assertThrows(IllegalStateException.class, () -> m.zc().computeIfPresent(1L, w -> {
+                w.putLong(0, 100L);
+                assertThrows(IllegalStateException.class, () -> other.zc().computeIfPresent(1L, v -> {
+                    v.putLong(0, 300L);
+                    throw new IllegalStateException("inner writer failed");
+                }));
+                other.zc().computeIfPresent(2L, v -> v.segment().fill((byte) 0));
+                assertThrows(IllegalStateException.class, () -> m.put(4L, -4L)); // the serializer fails
+                w.putLong(8, 100L);
+                throw new IllegalStateException("outer writer failed");
+            }));
+            assertEquals(1L, m.get(1L));
+            assertEquals(4L, m.get(4L));
+            assertEquals(1L, other.get(1L));
+            assertEquals(0L, other.get(2L), "the inner update that returned stands");
+            m.zc().computeIfPresent(1L, w -> { w.putLong(0, 5L); w.putLong(8, 5L); });
+            assertEquals(5L, m.get(1L));
+        }
+    }
+
+    /**
+     * Writers alternate good puts and poison updates (a put and a compute whose serializer fails
+     * midway, a zero-copy writer that throws after half) on a few keys, while readers read them
+     * through every read path: no read may return a torn or poison value, and at the end every
+     * key holds the last good value its writer put.
      */
     @Test
     void concurrentReadersNeverSeeAFailedRewrite() throws Exception {
@@ -125,8 +183,14 @@ class FailedRewriteTest {
                             m.put(key, i);
                             last[id][(int) (i % keys)] = i;
                             try {
-                                if ((i & 1) == 0) m.put(key, -i);
-                                else m.compute(key, (k, v) -> -v);
+                                switch ((int) (i % 3)) {
+                                    case 0 -> m.put(key, -i);
+                                    case 1 -> m.compute(key, (k, v) -> -v);
+                                    default -> m.zc().computeIfPresent(key, b -> {
+                                        b.putLong(0, -b.getLong(0));
+                                        throw new IllegalStateException("writer failed after half");
+                                    });
+                                }
                                 failure.compareAndSet(null, new AssertionError("a poison put succeeded"));
                             } catch (IllegalStateException expected) {
                                 failedPuts.incrementAndGet();
