@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * many times, and checks each outcome against a sequential specification (a {@link TreeMap}).
  *
  * <p>Keys are 1..4 and chunks hold at most 4 entries, so the scenarios' updates split, merge and
- * compact chunks. Values are 1..3; the in-place computes add 10. A third mix ({@link ComputeOps})
+ * compact chunks. Values are 1..3; the in-place computes add 10; a failing writer adds 100 (and
+ * may grow the value) before it throws, which must leave no trace. A third mix ({@link ComputeOps})
  * runs the legacy compute family, the conditional updates and the polls on values whose +10
  * outgrows their slice, so that updates move values while others read, lock and remove them.
  *
@@ -112,6 +113,30 @@ class OakMapLincheckTest {
         @Operation
         public Long merge(@Param(name = "key") int k, @Param(name = "value") int v) {
             return map.merge((long) k, (long) v, Long::sum);
+        }
+
+        /**
+         * A writer that adds 100 in place, grows the value beyond its slice (value 1: a copy) or
+         * not, and throws: a no-op whose writes are undone; true if the key was present.
+         */
+        @Operation
+        public boolean zcFailedWriter(@Param(name = "key") int k, @Param(name = "value") int v) {
+            try {
+                return map.zc().computeIfPresent((long) k, b -> {
+                    b.putLong(0, b.getLong(0) + 100);
+                    if (v == 1) b.resize(64);
+                    throw new WriterFailed();
+                });
+            } catch (WriterFailed e) {
+                return true;
+            }
+        }
+    }
+
+    /** Thrown by {@link PointOps#zcFailedWriter}'s writer. */
+    static final class WriterFailed extends RuntimeException {
+        WriterFailed() {
+            super("writer failed on purpose", null, false, false);
         }
     }
 
@@ -213,6 +238,10 @@ class OakMapLincheckTest {
 
         public Long merge(int k, int v) {
             return m.merge((long) k, (long) v, Long::sum);
+        }
+
+        public boolean zcFailedWriter(int k, int v) {
+            return m.containsKey((long) k);
         }
 
         public Long ceilingKey(int k) {
