@@ -78,12 +78,6 @@ class FailedWriterPropertyTest {
         }
     }
 
-    static final class WriterFailed extends RuntimeException {
-        WriterFailed() {
-            super("writer failed on purpose", null, false, false);
-        }
-    }
-
     /** Runs the steps on the buffer and on the model; a step the buffer refuses ends the writer. */
     private static void run(OakWriteBuffer w, List<Step> steps, Model model, boolean throwAtEnd) {
         for (Step s : steps) {

@@ -133,13 +133,6 @@ class OakMapLincheckTest {
         }
     }
 
-    /** Thrown by {@link PointOps#zcFailedWriter}'s writer. */
-    static final class WriterFailed extends RuntimeException {
-        WriterFailed() {
-            super("writer failed on purpose", null, false, false);
-        }
-    }
-
     /** Point operations plus navigation. */
     public static class AllOps extends PointOps {
         @Operation
