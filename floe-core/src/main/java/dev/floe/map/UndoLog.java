@@ -78,10 +78,6 @@ final class UndoLog {
         busy = false;
     }
 
-    boolean hasWholeCopy() {
-        return copyLength >= 0;
-    }
-
     /** Copies {@code value} (the value's bytes as locked, modified only by logged fields) unless a copy exists. */
     void saveWhole(MemorySegment value) {
         if (copyLength >= 0) return;
