@@ -395,7 +395,8 @@ final class InternalOakMap<K, V> {
     private Object updatePresent(K key, long p, V value, Consumer<OakWriteBuffer> compute,
                                  IfPresent mode, boolean wantOld) {
         WriteScope s = new WriteScope(p);
-        long lw = lockFollowingMoves(s);
+        // a writer or a put without the old value writes at once; a legacy put reads the old value first
+        long lw = lockFollowingMoves(s, mode == IfPresent.COMPUTE || (mode == IfPresent.REPLACE && !wantOld));
         if (lw == 0) return null;
         try {
             V old = null;
@@ -415,10 +416,13 @@ final class InternalOakMap<K, V> {
         }
     }
 
-    /** Locks the value, following moves; the lock word held, or 0 if removed. */
-    long lockFollowingMoves(WriteScope s) {
+    /**
+     * Claims the value (with the write lock if {@code write}; see {@link ValueSlices#lock}),
+     * following moves; the lock word held, or 0 if removed.
+     */
+    long lockFollowingMoves(WriteScope s, boolean write) {
         long lw;
-        while ((lw = values.lock(s)) == -1) { }
+        while ((lw = values.lock(s, write)) == -1) { }
         return lw;
     }
 
@@ -439,6 +443,7 @@ final class InternalOakMap<K, V> {
             throw e;
         }
         if (values.fitsInPlace(s.ptr, size)) {
+            values.beginWrite(s);
             try {
                 valueSerializer.serialize(value, values.privateView(s.ptr, size));
             } catch (RuntimeException | Error e) {
@@ -487,6 +492,7 @@ final class InternalOakMap<K, V> {
 
     /** Runs a zero-copy writer exactly once on the locked value, then publishes (unlock or move). */
     void runWriter(Object probe, WriteScope s, Consumer<OakWriteBuffer> writer) {
+        values.beginWrite(s); // it writes in place from its first step
         OakWriteBuffer buffer = new OakWriteBuffer(this, s);
         try {
             writer.accept(buffer);
@@ -507,6 +513,7 @@ final class InternalOakMap<K, V> {
      * propagates, and the caller unlocks the old value, unchanged.
      */
     void move(Object probe, WriteScope s, long q) {
+        values.beginWrite(s); // readers of the old slice wait from here until M sends them on
         try {
             while (true) {
                 checkOpen();
@@ -540,7 +547,7 @@ final class InternalOakMap<K, V> {
 
     /** What a locked action does with the value; see {@link #doIfPresent}. */
     interface LockedAction<R> {
-        /** Runs under the value's lock; must end with exactly one of unlock, remove, write, move. */
+        /** Runs under the value's claim (no L: {@code writeLocked}, {@code runWriter} and {@code move} set it); must end with exactly one of unlock, remove, write, move. */
         R apply(WriteScope scope, long lockWord);
     }
 
@@ -554,7 +561,7 @@ final class InternalOakMap<K, V> {
             long p = liveValue(probe);
             if (p == 0) return absent;
             WriteScope s = new WriteScope(p);
-            long lw = lockFollowingMoves(s);
+            long lw = lockFollowingMoves(s, false); // the action writes through writeLocked, runWriter or move
             if (lw == 0) continue; // removed meanwhile: maybe re-inserted, look again
             try {
                 return action.apply(s, lw);

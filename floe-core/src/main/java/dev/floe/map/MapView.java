@@ -25,10 +25,11 @@ import java.util.function.Function;
  * <p>Atomicity: {@code compute}, {@code computeIfPresent}, {@code merge}, {@code replace} and the
  * conditional {@code remove} run under the value's lock, so their function sees the current value
  * and no other update interleaves; the functions must not update the same key of this map (they
- * would wait for their own lock), but may read it in their own thread (a get, a scan over it):
- * they see the value as it was before the update, as in ConcurrentSkipListMap. Another thread's
- * read of the key waits until the update ends, so a function must not wait for one (a parallel
- * stream over the map, a task it joins). On an absent key, {@code compute},
+ * would wait for their own lock). While a function runs, the lock is a claim that readers pass
+ * ({@link ValueSlices}, C): reads of the key, in the function's thread or any other (a get, a
+ * scan over it, a parallel stream the function joins), see the value as it was before the
+ * update, as in ConcurrentSkipListMap; they wait only while the new value's bytes are written.
+ * On an absent key, {@code compute},
  * {@code computeIfAbsent} and {@code merge} insert with putIfAbsent and retry if another insert
  * wins, so the function may run more than once, as ConcurrentMap allows. Whatever user code throws under the lock (a function,
  * a serializer, an {@code equals}, also an Error) propagates and releases the lock.
@@ -320,7 +321,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
                 if (key == null) continue;
                 core.doIfPresent(key, (s, lw) -> {
                     V old = deserializeLocked(s, lw);
-                    V nv = applyHolding(s, fn, key, old);
+                    V nv = fn.apply(key, old); // under the claim, as in applyLocked
                     if (nv == null) {
                         core.values.unlock(s, ValueSlices.length(lw));
                         throw new NullPointerException("replaceAll function returned null");
@@ -374,26 +375,12 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         }
     }
 
-    /**
-     * Runs a user function under the lock {@code s} holds, letting it read the locked value (a
-     * {@code get} of the same key, a scan over it) instead of waiting for its own lock forever
-     * ({@link ValueSlices#beginUserCode}); it sees the value as it was before the update.
-     */
-    private V applyHolding(WriteScope s, BiFunction<? super K, ? super V, ? extends V> fn, K key, V old) {
-        Object token = core.values.beginUserCode(s);
-        try {
-            return fn.apply(key, old);
-        } finally {
-            core.values.endUserCode(token);
-        }
-    }
-
     /** Remaps a locked value: null removes it, else it is replaced; returns the new value. */
     private V applyLocked(K key, WriteScope s, long lw, BiFunction<? super K, ? super V, ? extends V> fn) {
         V old = deserializeLocked(s, lw);
         V nv;
         try {
-            nv = applyHolding(s, fn, key, old);
+            nv = fn.apply(key, old); // under the claim: readers, this thread's too, see the old value meanwhile
         } catch (RuntimeException | Error e) {
             core.values.unlock(s, ValueSlices.length(lw));
             throw e;
@@ -533,11 +520,13 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
 
     /**
      * Removes and returns the first entry of {@code r}. Linearizable: the entry found first is
-     * locked, and only then confirmed still the first present entry of the range
-     * ({@link Cursor#confirmedFirst}); if it is not (an insert put a key before it, or another
-     * thread removed it), the poll unlocks it unchanged and starts again. The poll takes effect at that
-     * confirmation: from then until its removal the value stays locked, and a reader of it waits
-     * for the lock (so sees it removed), as every update of it does. Only {@code containsKey},
+     * locked for writing (not only claimed: readers must not pass it), and only then confirmed
+     * still the first present entry of the range ({@link Cursor#confirmedFirst}); if it is not (an
+     * insert put a key before it, or another thread removed it), the poll unlocks it unchanged and
+     * starts again. The poll takes effect at that confirmation: from then until its removal the
+     * value stays locked, and a reader of it waits for the lock (so sees it removed), as every
+     * update of it does. (With the claim alone a get after the confirmation still returned the
+     * value the poll then returned too: Lincheck, 2026-11-23.) Only {@code containsKey},
      * which does not wait for a locked value, could still see the key in that window, as it can
      * see a key that a {@code remove} holding its lock is about to remove.
      *
@@ -553,6 +542,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
                 K key = e.getKey();
                 Object old = core.doIfPresent(key, (s, lw) -> {
                     V v = deserializeLocked(s, lw); // before the check: its window stays short
+                    core.values.beginWrite(s); // readers wait from before the confirmation on
                     Cursor first = Cursor.confirmedFirst(core, r); // cannot wait for this thread's lock
                     if (first == null || first.valuePtr != s.ptr) {
                         core.values.unlock(s, ValueSlices.length(lw));

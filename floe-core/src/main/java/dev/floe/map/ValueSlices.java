@@ -15,15 +15,22 @@ import java.util.function.Function;
  * slice data:  +0  lock word (8 B, CAS)   +8  forward pointer (8 B)   +16  value bytes (capacity)
  * out of line: +0  lock word              +8  forward pointer         (Nova's run word: the value's run)
  *
- * lock word:    63              32 31                4   3   2   1   0
- *              +------------------+-------------------+---+---+---+---+
- *              |  length (bytes)  |  seq (28 bits)    | O | R | M | L |
- *              +------------------+-------------------+---+---+---+---+
+ * lock word:    63              32 31                5   4   3   2   1   0
+ *              +------------------+-------------------+---+---+---+---+---+
+ *              |  length (bytes)  |  seq (27 bits)    | C | O | R | M | L |
+ *              +------------------+-------------------+---+---+---+---+---+
  * </pre>
  * <ul>
- *   <li><b>L</b> (locked): a writer holds the value. Writers of the same value exclude each other
- *       by CASing L on, so compute runs atomically and exactly once; unlocking stores the word
- *       with L off and seq + 1 (release), so every completed write changes the word.</li>
+ *   <li><b>C</b> (claimed): a writer holds the value. Writers of the same value exclude each other
+ *       by CASing C on, so compute runs atomically and exactly once. While only C is set the
+ *       holder has changed no byte (it deserializes the value, runs a legacy compute function or
+ *       an {@code equals}), so readers read the value as it is, without waiting. Releasing stores
+ *       the word with C and L off and seq + 1 (release), so every completed write changes the
+ *       word.</li>
+ *   <li><b>L</b> (locked for writing): the holder is changing the value's bytes (in place, or
+ *       moving the value). Set with C by a writer that writes at once (a zero-copy writer or put),
+ *       or later by the holder ({@link #beginWrite}) before its first store to the value; cleared
+ *       with C. Readers wait while L is set.</li>
  *   <li><b>R</b> (removed): the lock holder removed the key; final. This store is the
  *       linearization point of remove. The slice is then deleted through Nova.</li>
  *   <li><b>M</b> (moved): the value grew beyond its capacity, a new slice holds it and the
@@ -45,8 +52,9 @@ import java.util.function.Function;
  *
  * <h2>Readers write nothing shared</h2>
  * A read is a seqlock read inside a Nova optimistic read: Nova stamp (acquire), lock word
- * (acquire; wait while L, stop at R or M), the user's loads, a load fence, then the lock word
- * must be unchanged (no write completed or started meanwhile) and the Nova header unchanged (the
+ * (acquire; wait while L, stop at R or M; C alone does not stop it), the user's loads, a load
+ * fence, then the lock word must be unchanged (no write completed or started meanwhile: both
+ * set L or change seq) and the Nova header unchanged (the
  * slice was not deleted and reused: a reused slice could carry an equal lock word). Both checks
  * are needed; either alone accepts a torn or foreign value.
  *
@@ -70,15 +78,25 @@ import java.util.function.Function;
  *
  * <h2>Writers</h2>
  * A writer protects the slice with a Nova hazard slot first (so it cannot be freed and reused
- * under the lock CAS), then CASes L on. R and M are only set by a lock holder, so a writer that
- * sees them gives up (R) or follows the forward pointer (M) and starts over.
+ * under the lock CAS), then CASes C on (with L if it writes at once). R and M are only set by a
+ * lock holder, so a writer that sees them gives up (R) or follows the forward pointer (M) and
+ * starts over. Only the holder stores the lock word while C is set.
+ *
+ * <h2>Why a claim lets readers through</h2>
+ * A holder that runs user code before it writes (a legacy compute function, a conditional
+ * remove's {@code equals}) would otherwise keep every reader of its key waiting for as long as
+ * that code runs, and a function that waits for another thread's read of its key (a parallel
+ * stream over the map, a task it joins) would wait forever. With the claim split from the write
+ * lock, such a function may read its own key in its own thread or any other and sees the value
+ * as it was before the update, as {@code ConcurrentSkipListMap}'s functions do. The seqlock is
+ * unchanged for every byte that changes: those stores all come after L (see {@link #beginWrite}).
  */
 final class ValueSlices {
     /** Word accessor over a block view ({@link Nova#blockView}): coordinates (segment, offset). */
     private static final VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
-    static final long LOCKED = 1, MOVED = 2, REMOVED = 4, OUT_OF_LINE = 8;
-    static final long SEQ_ONE = 16;
-    static final long SEQ_MASK = 0xFFFF_FFF0L;
+    static final long LOCKED = 1, MOVED = 2, REMOVED = 4, OUT_OF_LINE = 8, CLAIMED = 16;
+    static final long SEQ_ONE = 32;
+    static final long SEQ_MASK = 0xFFFF_FFE0L;
     /** Concurrency-control bytes in front of the value. */
     static final int HEADER = 16;
     /** Returned by reads when the slice no longer holds the value (moved or removed). */
@@ -216,7 +234,8 @@ final class ValueSlices {
     /**
      * Runs {@code reader} on a read-only view of the value's bytes and returns its result if the
      * value was stable throughout; {@link #GONE} if this slice no longer holds the value (it was
-     * removed or moved: {@link #resolve} tells which). Waits while a writer holds the value.
+     * removed or moved: {@link #resolve} tells which). Waits while a writer writes the value (L);
+     * a value only claimed (C) is read as it is.
      * The reader may run more than once (on a concurrent write) and must have no side effects.
      */
     Object read(long ptr, Function<MemorySegment, ?> reader) {
@@ -226,7 +245,7 @@ final class ValueSlices {
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
             if ((lw & (REMOVED | MOVED)) != 0) return GONE;
-            if ((lw & LOCKED) != 0 && !heldByUserCode(ptr)) {
+            if ((lw & LOCKED) != 0) {
                 backOff(spins);
                 continue;
             }
@@ -255,7 +274,7 @@ final class ValueSlices {
             long at = nova.dataOffset(ptr);
             long lw = region.getLongAcquire(at);
             if ((lw & (REMOVED | MOVED)) != 0) throw GONE_SIGNAL;
-            if ((lw & LOCKED) != 0 && !heldByUserCode(ptr)) {
+            if ((lw & LOCKED) != 0) {
                 backOff(spins);
                 continue;
             }
@@ -301,7 +320,10 @@ final class ValueSlices {
         return region.getLongPlain(nova.dataOffset(ptr));
     }
 
-    /** Whether lock word {@code lw} shows a present value: written, not locked, moved or removed. */
+    /**
+     * Whether lock word {@code lw} shows a present value: written, not locked for writing, moved or
+     * removed (a claimed value is present: its bytes are the value until L appears).
+     */
     static boolean isPresent(long lw) {
         return lw > 0 && (lw & (REMOVED | MOVED | LOCKED)) == 0;
     }
@@ -435,11 +457,13 @@ final class ValueSlices {
     }
 
     /**
-     * Locks the value: protects the slice with a hazard slot, then CASes the lock bit on. Returns
-     * the lock word held (L set) and fills {@code scope}; returns 0 if the value was removed, or
-     * -1 if it moved (scope.ptr then names the new slice: lock again).
+     * Claims the value for an update: protects the slice with a hazard slot, then CASes C on (and
+     * L too if {@code write}: the caller writes at once). Returns the lock word held and fills
+     * {@code scope}; returns 0 if the value was removed, or -1 if it moved (scope.ptr then names
+     * the new slice: lock again). A holder that claimed without L calls {@link #beginWrite}
+     * before it changes a byte of the value.
      */
-    long lock(WriteScope scope) {
+    long lock(WriteScope scope, boolean write) {
         long ptr = scope.ptr;
         int slot = nova.protectOwned(ptr);
         if (slot < 0) {
@@ -449,6 +473,7 @@ final class ValueSlices {
             return -1;
         }
         long at = nova.dataOffset(ptr);
+        long held = write ? CLAIMED | LOCKED : CLAIMED;
         for (int spins = 0; ; spins++) {
             long lw = region.getLongVolatile(at);
             if ((lw & (REMOVED | MOVED)) != 0) {
@@ -457,70 +482,51 @@ final class ValueSlices {
                 scope.ptr = region.getLongPlain(at + 8); // published by the M store we acquired
                 return -1;
             }
-            if ((lw & LOCKED) == 0 && region.compareAndSetLong(at, lw, lw | LOCKED)) {
+            if ((lw & (CLAIMED | LOCKED)) == 0 && region.compareAndSetLong(at, lw, lw | held)) {
                 // StoreStore: the writer's plain stores to the value must not become visible before
                 // L, or a reader could load new bytes, then an unlocked, unchanged lock word, and
                 // accept a torn value (the CAS orders only earlier accesses on ARM; StampedLock's
                 // write lock fences the same way). A compiler barrier only on x86.
                 VarHandle.storeStoreFence();
                 scope.slot = slot;
-                scope.lockWord = lw | LOCKED;
+                scope.lockWord = lw | held;
                 scope.held = true;
-                return lw | LOCKED;
+                return lw | held;
             }
             backOff(spins);
         }
     }
 
     /**
-     * The values whose lock this thread holds while it runs user code under the lock (a legacy
-     * compute function), innermost first. Reads ({@link #read}, {@link #readBits}) of such a
-     * value by this thread do not wait for the lock, which they would do forever: the function
-     * may read the map, the key it computes included, and sees the value the lock holds, as
-     * ConcurrentSkipListMap's functions see the current mapping. Its bytes are stable: the holder
-     * writes only after the user code returns, and the holder is this thread. Other threads never
-     * see these entries; a key of two fields, the map's slices and the slice, because two maps
-     * with their own allocators can use the same slice offsets.
+     * Turns the claim {@code scope} holds into a write lock (sets L; nothing if it is set): called
+     * before the holder's first store to the value's bytes, in place or by a move. Readers that
+     * loaded the claimed word fail their re-check from here on, and new readers wait.
+     *
+     * <p>Ordering: the holder alone stores the lock word while it holds C, so a release store
+     * suffices for the word itself (every lock-word store is a release store or a CAS, see "the
+     * lock word first" above). The StoreStore fence after it keeps the value stores that follow
+     * from becoming visible before L: a reader that loads any of them, then (after its load
+     * fence) the lock word, sees L or a later word and retries, exactly as after the lock CAS.
      */
-    private static final ThreadLocal<HeldForUserCode> HELD = new ThreadLocal<>();
-
-    /** One value locked by this thread while user code runs; {@code outer}: the enclosing one. */
-    private record HeldForUserCode(ValueSlices values, long ptr, HeldForUserCode outer) {}
-
-    /**
-     * Marks the value {@code scope} holds as readable by this thread without waiting, until
-     * {@link #endUserCode} with the returned token (the enclosing marks, restored then).
-     */
-    Object beginUserCode(WriteScope scope) {
-        HeldForUserCode outer = HELD.get();
-        HELD.set(new HeldForUserCode(this, scope.ptr, outer));
-        return outer;
-    }
-
-    /** Ends {@link #beginUserCode}: restores the marks it returned. */
-    void endUserCode(Object token) {
-        HELD.set((HeldForUserCode) token);
-    }
-
-    /** Whether this thread holds {@code ptr}'s lock while it runs user code ({@link #beginUserCode}). */
-    private boolean heldByUserCode(long ptr) {
-        for (HeldForUserCode h = HELD.get(); h != null; h = h.outer) {
-            if (h.values == this && h.ptr == ptr) return true;
-        }
-        return false;
+    void beginWrite(WriteScope scope) {
+        long lw = scope.lockWord;
+        if ((lw & LOCKED) != 0) return;
+        region.setLongRelease(nova.dataOffset(scope.ptr), lw | LOCKED);
+        VarHandle.storeStoreFence();
+        scope.lockWord = lw | LOCKED;
     }
 
     /** Unlocks after a write that left {@code length} value bytes (release: the writes first). */
     void unlock(WriteScope scope, int length) {
         scope.held = false;
-        region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~LOCKED, length));
+        region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~(CLAIMED | LOCKED), length));
         nova.unprotect(scope.slot);
     }
 
     /** Marks the locked value removed (the remove's linearization point), retires its slice. */
     void removeLocked(WriteScope scope, boolean reclaim) {
         scope.held = false;
-        region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~LOCKED | REMOVED);
+        region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~(CLAIMED | LOCKED) | REMOVED);
         if (reclaim) nova.delete(scope.ptr);
         nova.unprotect(scope.slot);
     }
@@ -533,12 +539,15 @@ final class ValueSlices {
         scope.held = false;
         long at = nova.dataOffset(scope.ptr);
         region.setLongPlain(at + 8, target);
-        region.setLongRelease(at, nextSeq(scope.lockWord) & ~LOCKED | MOVED);
+        region.setLongRelease(at, nextSeq(scope.lockWord) & ~(CLAIMED | LOCKED) | MOVED);
         if (reclaim) nova.delete(scope.ptr);
         nova.unprotect(scope.slot);
     }
 
-    /** The word with seq + 1; seq wraps within its 28 bits (readers only ask "changed since?"). */
+    /**
+     * The word with seq + 1; seq wraps within its 27 bits (readers only ask "changed since?": a
+     * reader is fooled only if 2^27 writes of one value complete during one of its reads).
+     */
     static long nextSeq(long lw) {
         return (lw & ~SEQ_MASK) | ((lw + SEQ_ONE) & SEQ_MASK);
     }

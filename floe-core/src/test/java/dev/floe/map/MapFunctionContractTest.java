@@ -9,8 +9,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -18,12 +24,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The legacy API's user functions against ConcurrentSkipListMap: a compute, merge or replaceAll
  * function may read the map, the key it updates included (it sees the value before the update),
- * and replaceAll calls its function in the view's order.
+ * in its own thread or by waiting for another, and replaceAll calls its function in the view's
+ * order.
  */
 class MapFunctionContractTest {
     /** Runs {@code op} in another thread and fails if it does not end soon (a wait for the caller's own lock spins forever). */
     private static <T> T soon(String what, Supplier<T> op) {
-        return assertTimeoutPreemptively(Duration.ofSeconds(5), op::get, what + ": waits for its own lock");
+        return assertTimeoutPreemptively(Duration.ofSeconds(5), op::get, what + ": did not end (a wait for a lock that is never released)");
     }
 
     /** What the functions read: the key being computed, and scans that pass over it. */
@@ -93,8 +100,108 @@ class MapFunctionContractTest {
             assertEquals(70L, m.get(2L));
             Long z = soon("zero-copy read", () -> m.computeIfPresent(4L, (k, v) -> v + m.zc().get(4L).getLong(0)));
             assertEquals(80L, z);
-            // after the function the value is locked again only by writers: other threads still wait as before
             assertEquals(80L, soon("after", () -> m.get(4L)));
+        }
+    }
+
+    /**
+     * A function may wait for another thread's read of the key it computes (a task it joins, a
+     * parallel stream): the skip list's functions run unlocked, and Oak's now hold the value only
+     * by a claim that readers pass until the new value is written. Such a read waited for the
+     * lock for as long as the function ran, so the function waited forever. The other thread sees
+     * the value as it was before the update, as with the skip list.
+     */
+    @Test
+    void computeFunctionsMayWaitForAnotherThreadsReadOfTheirKey() throws InterruptedException {
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            for (var read : reads().entrySet()) {
+                Function<ConcurrentNavigableMap<Long, Long>, Object> elsewhere =
+                        x -> CompletableFuture.supplyAsync(() -> read.getValue().apply(x), other).join();
+                for (String op : List.of("computeIfPresent", "compute", "compute to null", "merge", "replaceAll")) {
+                    try (OakMap<Long, Long> m = newMap(4)) {
+                        ConcurrentSkipListMap<Long, Long> o = new ConcurrentSkipListMap<>();
+                        for (long k = 0; k < 10; k++) {
+                            m.put(k, k * 10);
+                            o.put(k, k * 10);
+                        }
+                        String w = op + " joining another thread's " + read.getKey();
+                        same(w, () -> update(op, o, elsewhere), () -> soon(w, () -> update(op, m, elsewhere)));
+                        assertEquals(o, m, w);
+                    }
+                }
+            }
+            try (OakMap<Long, Long> m = newMap(4)) {
+                for (long k = 0; k < 10; k++) m.put(k, k * 10);
+                Long zc = soon("zero-copy read in another thread", () -> m.computeIfPresent(4L,
+                        (k, v) -> v + CompletableFuture.supplyAsync(() -> m.zc().get(4L).getLong(0), other).join()));
+                assertEquals(80L, zc);
+                Long sum = soon("parallel stream", () -> m.compute(5L,
+                        (k, v) -> m.values().parallelStream().mapToLong(Long::longValue).sum()));
+                assertEquals(10L * 45 + 40, sum); // 0..90 with 4 -> 80, read before 5 changes
+                // a conditional remove's equals is user code under the claim too
+                Object fifty = new Object() {
+                    @Override
+                    public boolean equals(Object o) {
+                        return CompletableFuture.supplyAsync(() -> m.get(5L), other).join().equals(o);
+                    }
+
+                    @Override
+                    public int hashCode() {
+                        return 0;
+                    }
+                };
+                assertTrue(soon("remove(k, v) whose equals reads the key elsewhere", () -> m.remove(5L, fifty)));
+                assertFalse(m.containsKey(5L));
+            }
+        } finally {
+            other.shutdownNow();
+            assertTrue(other.awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * While a function runs, other threads' reads of its key return the old value at once and
+     * other writers of the key wait: the claim excludes writers as the lock did. The function
+     * blocks on a latch that the test opens only after a reader got the old value and a second
+     * compute has started.
+     */
+    @Test
+    void aClaimedValueIsReadableButNotWritableByOthers() throws Exception {
+        try (OakMap<Long, Long> m = newMap(4)) {
+            m.put(1L, 10L);
+            CountDownLatch inFunction = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<Long> first = pool.submit(() -> m.compute(1L, (k, v) -> {
+                    inFunction.countDown();
+                    awaitQuietly(release);
+                    return v + 1;
+                }));
+                assertTrue(inFunction.await(10, TimeUnit.SECONDS));
+                assertEquals(10L, soon("a read during the function", () -> m.get(1L)));
+                assertEquals(10L, soon("a zero-copy read", () -> m.zc().get(1L).getLong(0)));
+                Future<Long> second = pool.submit(() -> m.compute(1L, (k, v) -> v * 100));
+                Thread.sleep(200); // time for the second compute to reach the claim
+                assertFalse(second.isDone(), "a second writer ran while the first held the value");
+                release.countDown();
+                assertEquals(11L, first.get(10, TimeUnit.SECONDS));
+                assertEquals(1100L, second.get(10, TimeUnit.SECONDS));
+                assertEquals(1100L, m.get(1L));
+            } finally {
+                release.countDown();
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            if (!latch.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("never released");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 

@@ -28,6 +28,10 @@ import org.openjdk.jcstress.infra.results.III_Result;
  *   <li>{@link Fails}: the writer throws after its two stores. Its writes are undone before the
  *       value is unlocked ({@code dev.floe.map.UndoLog}), so the reader, and the arbiter after
  *       both, see only the old value; a 1 anywhere is a failed update that became visible.</li>
+ *   <li>{@link Computes}: a legacy {@code compute} whose function returns the new value. The
+ *       function runs while the value is only claimed (C in {@code ValueSlices}), which readers
+ *       pass; the write lock (L) is taken before the new bytes are written in place
+ *       ({@code ValueSlices.beginWrite}), so the reader sees both longs before or both after.</li>
  * </ul>
  * Checked by mutation when written (2026-11-23, quick mode, 2 cores): with the reader's second
  * lock-word check removed ({@code ValueSlices.read} returning without {@code stable}),
@@ -77,6 +81,34 @@ public class MapWriterVsReadTest {
             map.zc().computeIfPresent(1L, w -> {
                 w.putLong(0, 1);
                 w.putLong(8, 1);
+            });
+        }
+
+        @Actor
+        public void reader(III_Result r) {
+            read(r);
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            check(r);
+        }
+    }
+
+    @JCStressTest
+    @Description("Oak map: zero-copy read vs a legacy compute, whose function runs under a claim readers pass")
+    @Outcome(id = {"0, 0, 11", "1, 1, 11"}, expect = ACCEPTABLE, desc = "the read saw the value before or after the compute")
+    @Outcome(id = {"0, 1, 11", "1, 0, 11"}, expect = FORBIDDEN, desc = "the read accepted a torn value")
+    @Outcome(expect = FORBIDDEN, desc = "anything else: the compute was lost or damaged")
+    @State
+    public static class Computes extends Body {
+        @Actor
+        public void writer() {
+            map.compute(1L, (k, v) -> { // adds 1 to both longs of the old value, deserialized under the claim
+                MemorySegment s = MemorySegment.ofArray(v);
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, s.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) + 1);
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, s.get(ValueLayout.JAVA_LONG_UNALIGNED, 8) + 1);
+                return v;
             });
         }
 
