@@ -52,6 +52,14 @@ final class InternalOakMap<K, V> {
     final FloeAllocator ownAllocator;
     /** Whether removed keys and values are retired (false: a benchmark baseline that leaks). */
     final boolean reclaim;
+    /**
+     * Set for good once a removal could not be counted in its chunk (the comparator threw in
+     * {@link #finalizeRemove}): from then on every rebalance checks every entry's value
+     * ({@link Rebalancer}, "Which entries are checked"), so that entry is still dropped at its
+     * chunk's next rebalance instead of keeping its key forever. Rebalances get slower (a cache
+     * miss per entry), which only a failing comparator brings about.
+     */
+    volatile boolean uncountedRemovals;
     final int maxChunkEntries;
 
     /**
@@ -611,12 +619,23 @@ final class InternalOakMap<K, V> {
      * chunk not frozen, so a rebalance that may copy the marked word froze the chunk after that
      * read and sees the count: it checks the entry and drops it (marked or not, the value is
      * removed).
+     *
+     * <p>If the comparator throws while the entry is looked up here, the removal cannot be counted
+     * in its chunk: {@link #uncountedRemovals} is set instead, and the exception propagates (the
+     * remove has taken effect, as with a rebalance that fails after an update).
      */
     private void finalizeRemove(Object probe, long removed) {
         while (true) {
             if (closed) return; // close froze every chunk: nothing left to count
-            Chunk c = locate(probe);
-            int r = c.search(keys, probe);
+            Chunk c;
+            int r;
+            try {
+                c = locate(probe);
+                r = c.search(keys, probe);
+            } catch (RuntimeException | Error e) { // the user's comparator: the entry cannot be found to count it
+                uncountedRemovals = true;
+                throw e;
+            }
             if (r == Chunk.RETRY) continue;
             if (r > 0 && c.value(r) == removed) {
                 c.removals++; // racing increments may lose one, never both: still non-zero

@@ -56,7 +56,9 @@ import java.util.Arrays;
  * that holds its entry before it returns, and when it finds that chunk frozen it counts again in
  * the replacement ({@link InternalOakMap#finalizeRemove}), so a removed entry copied unchecked
  * is counted in its new chunk, whose next rebalance checks and drops it. (Only a remover stalled
- * between its R store and its count leaves its entry uncounted, until it resumes.) An entry whose
+ * between its R store and its count leaves its entry uncounted, until it resumes; a remover whose
+ * comparator throws before it finds the entry to count sets the map's
+ * {@link InternalOakMap#uncountedRemovals}, after which every chunk is checked.) An entry whose
  * value word is marked removed ({@link Chunk#markRemoved}) is dropped without a look off-heap,
  * checked chunk or not: the mark is only ever set on a removed value.
  *
@@ -135,7 +137,7 @@ final class Rebalancer<K> {
      */
     private int[] collect(Chunk c, int live, int dropped) {
         ValueSlices values = map.values;
-        boolean check = c.removals != 0; // read after the freeze
+        boolean check = c.removals != 0 || map.uncountedRemovals; // read after the freeze
         for (int e = c.next(0); e != 0; e = c.next(e)) {
             long k = c.key(e), v = c.value(e);
             if (Chunk.holdsValue(v) && (!check || values.isLive(v))) {

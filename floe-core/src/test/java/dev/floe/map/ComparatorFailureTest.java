@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -43,30 +44,43 @@ class ComparatorFailureTest {
         volatile boolean failing;
         /** While set, {@code prefixOfSerialized} alone throws, on one call in this many. */
         volatile int failingOneIn;
+        /** If not negative: the number of calls, of any method, that succeed before one throws (once). */
+        final AtomicInteger callsBeforeFailure = new AtomicInteger(-1);
+
+        private void countCall() {
+            if (callsBeforeFailure.get() >= 0 && callsBeforeFailure.getAndDecrement() == 0) {
+                throw new IllegalStateException("comparator failed at a counted call");
+            }
+        }
 
         @Override
         public int compareKeys(Long a, Long b) {
+            countCall();
             return OakCodecs.LONG.compareKeys(a, b);
         }
 
         @Override
         public int compareSerializedKeys(MemorySegment a, MemorySegment b) {
+            countCall();
             return OakCodecs.LONG.compareSerializedKeys(a, b);
         }
 
         @Override
         public int compareKeyAndSerializedKey(Long key, MemorySegment serializedKey) {
+            countCall();
             if (failing) throw new IllegalStateException("comparator failed");
             return OakCodecs.LONG.compareKeyAndSerializedKey(key, serializedKey);
         }
 
         @Override
         public long prefixOf(Long key) {
+            countCall();
             return OakCodecs.LONG.prefixOf(key);
         }
 
         @Override
         public long prefixOfSerialized(MemorySegment serializedKey) {
+            countCall();
             int oneIn = failingOneIn;
             if (failing || (oneIn > 0 && ThreadLocalRandom.current().nextInt(oneIn) == 0)) {
                 throw new IllegalStateException("comparator failed");
@@ -101,6 +115,45 @@ class ComparatorFailureTest {
                     List.copyOf(m.keySet()));
             assertEquals(19, m.size());
         }
+    }
+
+    /**
+     * A remove whose comparator throws after the removal took effect, while the remove looks its
+     * entry up again to count the removal in the entry's chunk: the entry must still be dropped by
+     * the chunk's next rebalance. Without a count, the rebalance copied the chunk without checking
+     * values, and the entry kept its key slice for good. Every call of the remove's comparator is
+     * made to fail in turn; the calls after its removal store are the case.
+     */
+    @Test
+    void aRemoveWhoseComparatorThrowsAfterTheRemovalStillHasItsEntryDropped() {
+        int cases = 0;
+        for (int failAt = 0; failAt < 64; failAt++) {
+            FailingComparator cmp = new FailingComparator();
+            try (OakMap<Long, Long> m = OakMap.builder(OakCodecs.LONG, OakCodecs.LONG, cmp).maxChunkEntries(8).build()) {
+                for (long k = 1; k <= 20; k++) m.put(k, k);
+                cmp.callsBeforeFailure.set(failAt);
+                try {
+                    m.remove(7L);
+                    cmp.callsBeforeFailure.set(-1);
+                    continue; // no call failed: past the remove's last call
+                } catch (IllegalStateException expected) {
+                    cmp.callsBeforeFailure.set(-1);
+                }
+                if (m.containsKey(7L)) continue; // failed before the removal: nothing to count
+                cases++;
+                InternalOakMap<Long, Long> core = m.core;
+                List<Chunk> chunks = new ArrayList<>();
+                for (Chunk c = core.firstChunk(); c != null; c = c.next) chunks.add(c);
+                for (Chunk c : chunks) core.rebalance(c);
+                int entries = 0;
+                for (Chunk c = core.firstChunk(); c != null; c = c.next) {
+                    for (int e = c.next(0); e != 0; e = c.next(e)) entries++;
+                }
+                assertEquals(19, entries, "failing call " + failAt + ": the removed entry outlived a rebalance");
+                assertEquals(19, m.size());
+            }
+        }
+        assertTrue(cases > 0, "no call after the removal failed: the test no longer reaches its case");
     }
 
     /**
