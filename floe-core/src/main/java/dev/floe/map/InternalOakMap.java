@@ -285,6 +285,21 @@ final class InternalOakMap<K, V> {
         }
     }
 
+    /**
+     * containsKey: whether {@code probe} has a present value. Like {@code liveValue(probe) != 0},
+     * except that it waits while a writer holds the value for writing, as a get does: a poll
+     * takes effect under L before its removal store ({@code MapView.poll}), and until this
+     * (2026-11-23) a containsKey in that window still answered true for the polled key.
+     * Linearization point of true: the load of the lock word without L, R or M.
+     */
+    boolean containsLive(Object probe) {
+        while (true) {
+            long p = liveValue(probe);
+            if (p == 0) return false;
+            if (values.presentAfterWriter(p)) return true; // else removed or moved meanwhile: look again
+        }
+    }
+
     V deserializeValue(MemorySegment view) {
         return valueSerializer.deserialize(view);
     }

@@ -105,7 +105,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
             checkKey(key);
             if (!inRange(key)) return false;
             core.checkOpen();
-            return core.liveValue(key) != 0;
+            return core.containsLive(key);
         } finally {
             Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }
@@ -526,9 +526,8 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
      * starts again. The poll takes effect at that confirmation: from then until its removal the
      * value stays locked, and a reader of it waits for the lock (so sees it removed), as every
      * update of it does. (With the claim alone a get after the confirmation still returned the
-     * value the poll then returned too: Lincheck, 2026-11-23.) Only {@code containsKey},
-     * which does not wait for a locked value, could still see the key in that window, as it can
-     * see a key that a {@code remove} holding its lock is about to remove.
+     * value the poll then returned too: Lincheck, 2026-11-23.) {@code containsKey} waits for it
+     * too ({@link InternalOakMap#containsLive}; it answered true in that window until 2026-11-23).
      *
      * <p>Until the confirmation, a poll that had found {@code k} first locked it later and
      * removed it even when a smaller key had come in meanwhile ({@code PollRaceTest}; Lincheck

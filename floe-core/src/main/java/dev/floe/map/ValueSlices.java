@@ -445,6 +445,24 @@ final class ValueSlices {
         }
     }
 
+    /**
+     * Whether the value in {@code ptr} is present and no writer holds it for writing, waiting
+     * while one does (L): false if it was removed or moved (the caller looks again). What
+     * {@code containsKey} answers from: a poll takes effect while it holds L, before its removal
+     * store, so a key it polled must not be reported present in between.
+     */
+    boolean presentAfterWriter(long ptr) {
+        for (int spins = 0; ; spins++) {
+            long st = nova.beginReadOwned(ptr);
+            if (st == 0 || Nova.isDeletedStamp(st)) return false;
+            long lw = region.getLongAcquire(nova.dataOffset(ptr));
+            if (!nova.validate(ptr, st)) continue;
+            if ((lw & (REMOVED | MOVED)) != 0) return false;
+            if ((lw & LOCKED) == 0) return true;
+            backOff(spins);
+        }
+    }
+
     /** Whether the value in {@code ptr} is present (not removed); follows no moves. */
     boolean isLive(long ptr) {
         while (true) {

@@ -64,7 +64,7 @@ public final class ZeroCopyMap<K, V> {
             K key = keyIn(o);
             if (key == null || !inRange(key)) return false;
             core.checkOpen();
-            return core.liveValue(key) != 0;
+            return core.containsLive(key);
         } finally {
             Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
         }

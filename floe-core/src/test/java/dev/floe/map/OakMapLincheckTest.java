@@ -354,6 +354,11 @@ class OakMapLincheckTest {
         }
 
         @Operation
+        public boolean containsKey(@Param(name = "key") int k) {
+            return map.containsKey((long) k);
+        }
+
+        @Operation
         public Long computeIfPresent(@Param(name = "key") int k) {
             return map.computeIfPresent((long) k, (kk, old) -> old + 10);
         }
@@ -423,6 +428,10 @@ class OakMapLincheckTest {
             return m.computeIfAbsent((long) k, kk -> (long) v);
         }
 
+        public boolean containsKey(int k) {
+            return m.containsKey((long) k);
+        }
+
         public Long computeIfPresent(int k) {
             return m.computeIfPresent((long) k, (kk, old) -> old + 10);
         }
@@ -488,7 +497,7 @@ class OakMapLincheckTest {
         options().check(AllOps.class);
     }
 
-    /** compute, computeIfAbsent, computeIfPresent, merge, replace, conditional remove and polls, with moves. */
+    /** compute, computeIfAbsent, computeIfPresent, merge, replace, conditional remove, containsKey and polls, with moves. */
     @Test
     void computeFamilyAndPollsAreLinearizable() {
         options().sequentialSpecification(ComputeSpec.class).check(ComputeOps.class);
