@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,10 +32,25 @@ class InPlaceWriteDuringReadTest {
         final SynchronousQueue<Boolean> stopped = new SynchronousQueue<>();
         final SynchronousQueue<Boolean> resume = new SynchronousQueue<>();
 
+        /** Stopped once after it wrote both words, if armed: the holder has written but not unlocked. */
+        volatile Thread writer;
+        volatile boolean writerArmed;
+        final SynchronousQueue<Boolean> written = new SynchronousQueue<>();
+        final SynchronousQueue<Boolean> unlockNow = new SynchronousQueue<>();
+
         @Override
         public void serialize(long[] v, MemorySegment target) {
             target.set(L, 0, v[0]);
             target.set(L, 8, v[1]);
+            if (writerArmed && Thread.currentThread() == writer) {
+                writerArmed = false;
+                try {
+                    written.put(Boolean.TRUE);
+                    unlockNow.take();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }
         }
 
         @Override
@@ -55,6 +72,67 @@ class InPlaceWriteDuringReadTest {
         @Override
         public int sizeOf(long[] v) {
             return 16;
+        }
+    }
+
+    /**
+     * A legacy compute holds the value only by a claim while its function runs, and readers pass
+     * it ({@link ValueSlices}, C). A read that started then must still fail once the holder writes
+     * the new value in place: the holder sets L before its first store, so the reader's re-check
+     * sees the lock word changed and reads again, waiting for the unlock. Here the reader starts
+     * while the function runs and stops between the value's two words; the function returns, the
+     * new value is written and the serializer stops before the unlock; the reader resumes. Without
+     * L its re-check saw the claimed word unchanged and it returned {1, 2} (checked by making
+     * {@code ValueSlices.beginWrite} a no-op).
+     */
+    @Test
+    void aReadThatPassedAClaimReadsAgainOnceTheHolderWrites() throws Exception {
+        for (boolean viaZc : new boolean[] {false, true}) {
+            PairCodec codec = new PairCodec();
+            try (OakMap<Long, long[]> map = OakMap.builder(OakCodecs.LONG, codec, OakCodecs.LONG).build()) {
+                long key = 7;
+                map.put(key, new long[] {1, 1});
+                CountDownLatch inFunction = new CountDownLatch(1);
+                CountDownLatch functionMayReturn = new CountDownLatch(1);
+                Thread writer = Thread.ofPlatform().daemon().unstarted(() -> map.compute(key, (k, v) -> {
+                    inFunction.countDown();
+                    try {
+                        functionMayReturn.await();
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                    return new long[] {2, 2}; // same size: written in place
+                }));
+                codec.writer = writer;
+                codec.writerArmed = true;
+                writer.start();
+                assertTrue(inFunction.await(1, TimeUnit.MINUTES), "the compute never ran its function");
+
+                AtomicReference<Object> result = new AtomicReference<>();
+                Thread reader = Thread.ofPlatform().daemon().unstarted(() -> {
+                    try {
+                        result.set(viaZc ? map.zc().get(key).transform(codec::deserialize) : map.get(key));
+                    } catch (Throwable t) {
+                        result.set(t);
+                    }
+                });
+                codec.reader = reader;
+                codec.armed = true;
+                reader.start();
+                assertTrue(codec.stopped.poll(1, TimeUnit.MINUTES) != null, "the reader did not pass the claimed value");
+                functionMayReturn.countDown();
+                assertTrue(codec.written.poll(1, TimeUnit.MINUTES) != null, "the compute never wrote its value");
+                codec.resume.put(Boolean.TRUE);
+                reader.join(500); // a reader that accepts the half-old value ends here
+                assertTrue(reader.isAlive() || !(result.get() instanceof long[] r) || r[0] == r[1],
+                        "viaZc " + viaZc + ": the read accepted " + Arrays.toString((long[]) result.get()));
+                codec.unlockNow.put(Boolean.TRUE);
+                reader.join(60_000);
+                writer.join(60_000);
+                Object r = result.get();
+                if (r instanceof Throwable t) throw new AssertionError("the read failed", t);
+                assertArrayEquals(new long[] {2, 2}, (long[]) r, "viaZc " + viaZc + ": the read after the write");
+            }
         }
     }
 
