@@ -181,9 +181,19 @@ public final class AnchorageHeap implements HandleService {
         return e.getValue();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException if {@code offset} is not the start of a block allocated now
+     *                                  (an interior offset, a freed block, or outside the area),
+     *                                  as {@link dev.floe.memory.FloeAllocator#usableSize} answers
+     * @throws IllegalStateException    if the heap is closed
+     */
     @Override
     public long usableSize(long offset) {
-        return chunkOf(offset).blockSize;
+        AreaChunk ch = chunkOf(offset);
+        if (!ch.isUsedBlock(offset)) throw new IllegalArgumentException("offset " + offset + " is not an allocated block");
+        return ch.blockSize;
     }
 
     @Override

@@ -135,6 +135,12 @@ final class AreaChunk {
         }
     }
 
+    /** Whether {@code off} is the start of a block of this chunk that is claimed now. */
+    boolean isUsedBlock(long off) {
+        int i = blockIndex(off);
+        return i >= 0 && ((long) WORD.getVolatile(used, i >>> 6) & (1L << i)) != 0;
+    }
+
     /** The block index of {@code off} if it is a block start here, else -1. */
     private int blockIndex(long off) {
         long rel = off - offset;

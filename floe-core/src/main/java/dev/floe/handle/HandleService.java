@@ -27,7 +27,7 @@ public interface HandleService {
     /** Gives back a block returned by {@link #allocate}; no thread may use it any more. */
     void free(long offset);
 
-    /** The usable bytes of the block at {@code offset}. */
+    /** The usable bytes of the allocated block at {@code offset}; IllegalArgumentException for any other offset. */
     long usableSize(long offset);
 
     /** Bytes of memory the service holds (committed), for the fragmentation measure. */

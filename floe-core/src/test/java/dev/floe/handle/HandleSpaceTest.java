@@ -357,6 +357,25 @@ class HandleSpaceTest {
         assertEquals(0, space.service().committedBytes(), "empty chunks went back to the allocator");
     }
 
+    /**
+     * usableSize answers for an allocated block's start only, as the allocator's does: an interior
+     * offset answered the block size, and so did a freed block.
+     */
+    @Test
+    void usableSizeRefusesInteriorAndFreedOffsets() {
+        AnchorageHeap heap = (AnchorageHeap) space.service();
+        long block = heap.allocate(240, 1);
+        long keep = heap.allocate(240, 2); // keeps the chunk after the first block's free
+        long size = heap.usableSize(block);
+        assertTrue(size >= 240, "a live block of " + size + " bytes");
+        assertThrows(IllegalArgumentException.class, () -> heap.usableSize(block + 8), "an interior offset");
+        assertThrows(IllegalArgumentException.class, () -> heap.usableSize(block + size - 1), "the block's last byte");
+        heap.free(block);
+        assertThrows(IllegalArgumentException.class, () -> heap.usableSize(block), "a freed block");
+        assertEquals(size, heap.usableSize(keep));
+        heap.free(keep);
+    }
+
     @Test
     void handlesAndNovaSlicesShareTheAllocatorButNotChunks() {
         dev.floe.reclaim.Nova nova = new dev.floe.reclaim.Nova(alloc);
