@@ -44,12 +44,17 @@ class InPlaceWriteDuringReadTest {
             target.set(L, 8, v[1]);
             if (writerArmed && Thread.currentThread() == writer) {
                 writerArmed = false;
-                try {
-                    written.put(Boolean.TRUE);
-                    unlockNow.take();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
+                stop(written, unlockNow);
+            }
+        }
+
+        /** Tells the test this thread stopped, then waits until the test lets it go on. */
+        private static void stop(SynchronousQueue<Boolean> tell, SynchronousQueue<Boolean> waitFor) {
+            try {
+                tell.put(Boolean.TRUE);
+                waitFor.take();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
             }
         }
 
@@ -58,12 +63,7 @@ class InPlaceWriteDuringReadTest {
             long a = source.get(L, 0);
             if (armed && Thread.currentThread() == reader) {
                 armed = false;
-                try {
-                    stopped.put(Boolean.TRUE);
-                    resume.take();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
+                stop(stopped, resume);
             }
             long b = source.get(L, 8);
             return new long[] {a, b};
@@ -73,6 +73,25 @@ class InPlaceWriteDuringReadTest {
         public int sizeOf(long[] v) {
             return 16;
         }
+    }
+
+    /**
+     * Starts a thread that reads {@code key} (a get, or a zero-copy get and transform) into
+     * {@code result} (its value or its exception) and stops once between the value's two words.
+     */
+    private static Thread startStoppingReader(PairCodec codec, OakMap<Long, long[]> map, long key, boolean viaZc,
+                                              AtomicReference<Object> result) {
+        Thread reader = Thread.ofPlatform().daemon().unstarted(() -> {
+            try {
+                result.set(viaZc ? map.zc().get(key).transform(codec::deserialize) : map.get(key));
+            } catch (Throwable t) {
+                result.set(t);
+            }
+        });
+        codec.reader = reader;
+        codec.armed = true;
+        reader.start();
+        return reader;
     }
 
     /**
@@ -109,16 +128,7 @@ class InPlaceWriteDuringReadTest {
                 assertTrue(inFunction.await(1, TimeUnit.MINUTES), "the compute never ran its function");
 
                 AtomicReference<Object> result = new AtomicReference<>();
-                Thread reader = Thread.ofPlatform().daemon().unstarted(() -> {
-                    try {
-                        result.set(viaZc ? map.zc().get(key).transform(codec::deserialize) : map.get(key));
-                    } catch (Throwable t) {
-                        result.set(t);
-                    }
-                });
-                codec.reader = reader;
-                codec.armed = true;
-                reader.start();
+                Thread reader = startStoppingReader(codec, map, key, viaZc, result);
                 assertTrue(codec.stopped.poll(1, TimeUnit.MINUTES) != null, "the reader did not pass the claimed value");
                 functionMayReturn.countDown();
                 assertTrue(codec.written.poll(1, TimeUnit.MINUTES) != null, "the compute never wrote its value");
@@ -145,16 +155,7 @@ class InPlaceWriteDuringReadTest {
                 map.put(key, new long[] {1, 1});
                 boolean viaZc = (variant & 1) == 1, viaCompute = (variant & 2) == 2;
                 AtomicReference<Object> result = new AtomicReference<>();
-                Thread reader = Thread.ofPlatform().daemon().unstarted(() -> {
-                    try {
-                        result.set(viaZc ? map.zc().get(key).transform(codec::deserialize) : map.get(key));
-                    } catch (Throwable t) {
-                        result.set(t);
-                    }
-                });
-                codec.reader = reader;
-                codec.armed = true;
-                reader.start();
+                Thread reader = startStoppingReader(codec, map, key, viaZc, result);
                 Boolean stop = codec.stopped.poll(1, TimeUnit.MINUTES);
                 assertTrue(stop != null, "the reader never deserialized the value");
                 try {
