@@ -570,7 +570,11 @@ final class InternalOakMap<K, V> {
 
     /** What a locked action does with the value; see {@link #doIfPresent}. */
     interface LockedAction<R> {
-        /** Runs under the value's claim (no L: {@code writeLocked}, {@code runWriter} and {@code move} set it); must end with exactly one of unlock, remove, write, move. */
+        /**
+         * Runs under the value's claim (without L: {@code writeLocked}, {@code runWriter} and
+         * {@code move} set it before they write); must end with exactly one of unlock, remove,
+         * write, move.
+         */
         R apply(WriteScope scope, long lockWord);
     }
 

@@ -95,6 +95,8 @@ final class ValueSlices {
     /** Word accessor over a block view ({@link Nova#blockView}): coordinates (segment, offset). */
     private static final VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
     static final long LOCKED = 1, MOVED = 2, REMOVED = 4, OUT_OF_LINE = 8, CLAIMED = 16;
+    /** The bits a holder sets (C, and L once it writes) and its release clears. */
+    private static final long HOLDER_BITS = CLAIMED | LOCKED;
     static final long SEQ_ONE = 32;
     static final long SEQ_MASK = 0xFFFF_FFE0L;
     /** Concurrency-control bytes in front of the value. */
@@ -453,11 +455,8 @@ final class ValueSlices {
      */
     boolean presentAfterWriter(long ptr) {
         for (int spins = 0; ; spins++) {
-            long st = nova.beginReadOwned(ptr);
-            if (st == 0 || Nova.isDeletedStamp(st)) return false;
-            long lw = region.getLongAcquire(nova.dataOffset(ptr));
-            if (!nova.validate(ptr, st)) continue;
-            if ((lw & (REMOVED | MOVED)) != 0) return false;
+            long lw = lockWordIfLive(ptr);
+            if (lw < 0 || (lw & (REMOVED | MOVED)) != 0) return false;
             if ((lw & LOCKED) == 0) return true;
             backOff(spins);
         }
@@ -465,12 +464,21 @@ final class ValueSlices {
 
     /** Whether the value in {@code ptr} is present (not removed); follows no moves. */
     boolean isLive(long ptr) {
+        long lw = lockWordIfLive(ptr);
+        return lw >= 0 && (lw & REMOVED) == 0;
+    }
+
+    /**
+     * The lock word of {@code ptr}'s slice, read inside a Nova optimistic read so that it is this
+     * incarnation's; -1 (never a lock word: the length keeps the sign bit clear) if the incarnation
+     * was deleted, which happens only after its value was removed or moved away, for good.
+     */
+    private long lockWordIfLive(long ptr) {
         while (true) {
             long st = nova.beginReadOwned(ptr);
-            if (st == 0) return false;
+            if (st == 0 || Nova.isDeletedStamp(st)) return -1;
             long lw = region.getLongAcquire(nova.dataOffset(ptr));
-            if (!nova.validate(ptr, st)) continue;
-            return (lw & REMOVED) == 0 && !Nova.isDeletedStamp(st);
+            if (nova.validate(ptr, st)) return lw;
         }
     }
 
@@ -491,7 +499,7 @@ final class ValueSlices {
             return -1;
         }
         long at = nova.dataOffset(ptr);
-        long held = write ? CLAIMED | LOCKED : CLAIMED;
+        long held = write ? HOLDER_BITS : CLAIMED;
         for (int spins = 0; ; spins++) {
             long lw = region.getLongVolatile(at);
             if ((lw & (REMOVED | MOVED)) != 0) {
@@ -500,11 +508,12 @@ final class ValueSlices {
                 scope.ptr = region.getLongPlain(at + 8); // published by the M store we acquired
                 return -1;
             }
-            if ((lw & (CLAIMED | LOCKED)) == 0 && region.compareAndSetLong(at, lw, lw | held)) {
+            if ((lw & HOLDER_BITS) == 0 && region.compareAndSetLong(at, lw, lw | held)) {
                 // StoreStore: the writer's plain stores to the value must not become visible before
                 // L, or a reader could load new bytes, then an unlocked, unchanged lock word, and
                 // accept a torn value (the CAS orders only earlier accesses on ARM; StampedLock's
-                // write lock fences the same way). A compiler barrier only on x86.
+                // write lock fences the same way). A compiler barrier only on x86. Needed only when
+                // this CAS sets L; a claim's later beginWrite fences after its own store of L.
                 VarHandle.storeStoreFence();
                 scope.slot = slot;
                 scope.lockWord = lw | held;
@@ -537,14 +546,14 @@ final class ValueSlices {
     /** Unlocks after a write that left {@code length} value bytes (release: the writes first). */
     void unlock(WriteScope scope, int length) {
         scope.held = false;
-        region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~(CLAIMED | LOCKED), length));
+        region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~HOLDER_BITS, length));
         nova.unprotect(scope.slot);
     }
 
     /** Marks the locked value removed (the remove's linearization point), retires its slice. */
     void removeLocked(WriteScope scope, boolean reclaim) {
         scope.held = false;
-        region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~(CLAIMED | LOCKED) | REMOVED);
+        region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~HOLDER_BITS | REMOVED);
         if (reclaim) nova.delete(scope.ptr);
         nova.unprotect(scope.slot);
     }
@@ -557,7 +566,7 @@ final class ValueSlices {
         scope.held = false;
         long at = nova.dataOffset(scope.ptr);
         region.setLongPlain(at + 8, target);
-        region.setLongRelease(at, nextSeq(scope.lockWord) & ~(CLAIMED | LOCKED) | MOVED);
+        region.setLongRelease(at, nextSeq(scope.lockWord) & ~HOLDER_BITS | MOVED);
         if (reclaim) nova.delete(scope.ptr);
         nova.unprotect(scope.slot);
     }
