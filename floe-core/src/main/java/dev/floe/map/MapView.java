@@ -24,8 +24,10 @@ import java.util.function.Function;
  *
  * <p>Atomicity: {@code compute}, {@code computeIfPresent}, {@code merge}, {@code replace} and the
  * conditional {@code remove} run under the value's lock, so their function sees the current value
- * and no other update interleaves; the functions must not update the same key of this map (they
- * would wait for their own lock). While a function runs, the lock is a claim that readers pass
+ * and no other update interleaves; the functions must not update the same key of this map: such
+ * a call would wait for the function's own thread, so it throws {@link IllegalStateException}
+ * instead (after a wait of a few microseconds), which fails the outer update and leaves the value
+ * as it was. While a function runs, the lock is a claim that readers pass
  * ({@link ValueSlices}, C): reads of the key, in the function's thread or any other (a get, a
  * scan over it, a parallel stream the function joins), see the value as it was before the
  * update, as in ConcurrentSkipListMap; they wait only while the new value's bytes are written.

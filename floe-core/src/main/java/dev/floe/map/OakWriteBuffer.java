@@ -18,7 +18,9 @@ import java.lang.foreign.ValueLayout;
  * what the function wrote in place is written back before the value is unlocked (an
  * {@link UndoLog}: a typed put logs the field it overwrites, {@link #segment()} and a resize that
  * zero-fills old bytes copy the value once). The function must not call the same map for the
- * same key (it would wait for its own lock), and must not wait for another thread's read of it:
+ * same key, to update or to read it (it would wait for its own lock: the call throws
+ * {@link IllegalStateException} instead, and the writer's writes are undone as for any other
+ * exception it lets out), and must not wait for another thread's read of it:
  * a zero-copy writer changes the value from its first step, so readers of the key wait for it
  * (the legacy functions, which write after they return, do not hold readers up).
  */

@@ -12,8 +12,12 @@ import java.util.function.Function;
  * concurrency control (the job of the Oak paper's per-value "handle", without an on-heap object).
  *
  * <pre>
- * slice data:  +0  lock word (8 B, CAS)   +8  forward pointer (8 B)   +16  value bytes (capacity)
- * out of line: +0  lock word              +8  forward pointer         (Nova's run word: the value's run)
+ * slice data:  +0  lock word (8 B, CAS)   +8  forward word (8 B)   +16  value bytes (capacity)
+ * out of line: +0  lock word              +8  forward word         (Nova's run word: the value's run)
+ *
+ * forward word: 0                 no holder, not moved
+ *               holder mark       the holding thread's id while it holds C (below 2^37)
+ *               forward pointer   with M: the slice that holds the value now (at least 2^37)
  *
  * lock word:    63              32 31                5   4   3   2   1   0
  *              +------------------+-------------------+---+---+---+---+---+
@@ -82,6 +86,23 @@ import java.util.function.Function;
  * lock holder, so a writer that sees them gives up (R) or follows the forward pointer (M) and
  * starts over. Only the holder stores the lock word while C is set.
  *
+ * <h2>A thread that waits for itself</h2>
+ * A holder runs user code (a compute function, a zero-copy writer, a serializer, an
+ * {@code equals}); if that code updates the same key through the map, or a zero-copy writer reads
+ * it, the call would wait for the holder, that is for itself, for ever. So the holder marks the
+ * forward word with its thread id right after its lock CAS and clears it before the store that
+ * releases the value, and a wait that has spun for a while ({@link #SELF_CHECK_SPINS}) looks
+ * once: if the word holds the waiting thread's own id, the thread holds the value and the call
+ * throws {@link IllegalStateException} instead of hanging. No false alarm: only holders store
+ * their own id there, each clears it before its release, and a thread sees its own last store, so
+ * a thread reads its own id only between its lock CAS and its clearing store, that is while it
+ * holds the value; a forward pointer is never a thread id (its version, bits 37 and up, is never
+ * 0; an id of 2^37 or more is not recorded), and a read of another incarnation's bytes is ruled
+ * out by the hazard slot (lock) or the Nova validation that follows the load (reads). The marks
+ * cost the holder two plain stores to the lock word's cache line, which its CAS owns already.
+ * Another thread that the holder waits for (a task it joins that updates the key) still
+ * deadlocks with it: that is the documented restriction, as for {@code ConcurrentHashMap}.
+ *
  * <h2>Why a claim lets readers through</h2>
  * A holder that runs user code before it writes (a legacy compute function, a conditional
  * remove's {@code equals}) would otherwise keep every reader of its key waiting for as long as
@@ -101,6 +122,10 @@ final class ValueSlices {
     static final long SEQ_MASK = 0xFFFF_FFE0L;
     /** Concurrency-control bytes in front of the value. */
     static final int HEADER = 16;
+    /** Spins after which a wait checks once whether the waiting thread holds the value itself. */
+    static final int SELF_CHECK_SPINS = 64;
+    /** Forward pointers are at least this (a version is never 0); smaller words are holder marks. */
+    private static final long FIRST_POINTER = 1L << 37;
     /** Returned by reads when the slice no longer holds the value (moved or removed). */
     static final Object GONE = new Object();
     /** {@link #resolve} result when a chain of moves cannot be followed (never a valid pointer). */
@@ -248,6 +273,7 @@ final class ValueSlices {
             long lw = region.getLongAcquire(at);
             if ((lw & (REMOVED | MOVED)) != 0) return GONE;
             if ((lw & LOCKED) != 0) {
+                if (spins == SELF_CHECK_SPINS && heldByCurrentThread(ptr)) throw waitsForItself();
                 backOff(spins);
                 continue;
             }
@@ -277,6 +303,7 @@ final class ValueSlices {
             long lw = region.getLongAcquire(at);
             if ((lw & (REMOVED | MOVED)) != 0) throw GONE_SIGNAL;
             if ((lw & LOCKED) != 0) {
+                if (spins == SELF_CHECK_SPINS && heldByCurrentThread(ptr)) throw waitsForItself();
                 backOff(spins);
                 continue;
             }
@@ -458,6 +485,7 @@ final class ValueSlices {
             long lw = lockWordIfLive(ptr);
             if (lw < 0 || (lw & (REMOVED | MOVED)) != 0) return false;
             if ((lw & LOCKED) == 0) return true;
+            if (spins == SELF_CHECK_SPINS && heldByCurrentThread(ptr)) throw waitsForItself();
             backOff(spins);
         }
     }
@@ -480,6 +508,36 @@ final class ValueSlices {
             long lw = region.getLongAcquire(nova.dataOffset(ptr));
             if (nova.validate(ptr, st)) return lw;
         }
+    }
+
+    /**
+     * Whether the calling thread holds the value in {@code ptr}: its mark in the forward word, read
+     * inside a Nova optimistic read so that the word was this incarnation's (see "A thread that
+     * waits for itself" above). For the slow path of a wait only.
+     */
+    private boolean heldByCurrentThread(long ptr) {
+        long st = nova.beginReadOwned(ptr);
+        if (st == 0 || Nova.isDeletedStamp(st)) return false;
+        return markedByCurrentThread(nova.dataOffset(ptr)) && nova.validate(ptr, st);
+    }
+
+    /** Whether the forward word of the slice whose data starts at {@code at} holds this thread's mark. */
+    private boolean markedByCurrentThread(long at) {
+        long mark = holderMark();
+        return mark != 0 && region.getLongPlain(at + 8) == mark;
+    }
+
+    /** The calling thread's mark for the forward word: its id, or 0 (no mark) if it is 2^37 or more. */
+    private static long holderMark() {
+        long id = Thread.currentThread().threadId();
+        return id < FIRST_POINTER ? id : 0;
+    }
+
+    /** What a call that would wait for its own thread throws (see "A thread that waits for itself"). */
+    private static IllegalStateException waitsForItself() {
+        return new IllegalStateException("this thread holds the value of this key (a compute function, zero-copy writer, "
+                + "serializer or equals of the key runs in it): it must not update the key through the map, and a "
+                + "zero-copy writer must not read it through the map either; the call would wait for itself");
     }
 
     /**
@@ -508,6 +566,10 @@ final class ValueSlices {
                 scope.ptr = region.getLongPlain(at + 8); // published by the M store we acquired
                 return -1;
             }
+            if (spins == SELF_CHECK_SPINS && markedByCurrentThread(at)) { // the hazard slot keeps the incarnation
+                nova.unprotect(slot);
+                throw waitsForItself();
+            }
             if ((lw & HOLDER_BITS) == 0 && region.compareAndSetLong(at, lw, lw | held)) {
                 // StoreStore: the writer's plain stores to the value must not become visible before
                 // L, or a reader could load new bytes, then an unlocked, unchanged lock word, and
@@ -515,6 +577,7 @@ final class ValueSlices {
                 // write lock fences the same way). A compiler barrier only on x86. Needed only when
                 // this CAS sets L; a claim's later beginWrite fences after its own store of L.
                 VarHandle.storeStoreFence();
+                region.setLongPlain(at + 8, holderMark()); // cleared before the release (class comment)
                 scope.slot = slot;
                 scope.lockWord = lw | held;
                 scope.held = true;
@@ -546,21 +609,26 @@ final class ValueSlices {
     /** Unlocks after a write that left {@code length} value bytes (release: the writes first). */
     void unlock(WriteScope scope, int length) {
         scope.held = false;
-        region.setLongRelease(nova.dataOffset(scope.ptr), withLength(nextSeq(scope.lockWord) & ~HOLDER_BITS, length));
+        long at = nova.dataOffset(scope.ptr);
+        region.setLongPlain(at + 8, 0); // the holder mark, before the release
+        region.setLongRelease(at, withLength(nextSeq(scope.lockWord) & ~HOLDER_BITS, length));
         nova.unprotect(scope.slot);
     }
 
     /** Marks the locked value removed (the remove's linearization point), retires its slice. */
     void removeLocked(WriteScope scope, boolean reclaim) {
         scope.held = false;
-        region.setLongRelease(nova.dataOffset(scope.ptr), nextSeq(scope.lockWord) & ~HOLDER_BITS | REMOVED);
+        long at = nova.dataOffset(scope.ptr);
+        region.setLongPlain(at + 8, 0); // the holder mark, before the release
+        region.setLongRelease(at, nextSeq(scope.lockWord) & ~HOLDER_BITS | REMOVED);
         if (reclaim) nova.delete(scope.ptr);
         nova.unprotect(scope.slot);
     }
 
     /**
      * Ends a move: the map's entry already names {@code target}; leaves the forward pointer and
-     * M in the old slice (one release store publishes both), retires it and drops the lock.
+     * M in the old slice (one release store publishes both; the pointer replaces the holder
+     * mark), retires it and drops the lock.
      */
     void movedLocked(WriteScope scope, long target, boolean reclaim) {
         scope.held = false;
