@@ -90,9 +90,13 @@ public final class AnchorageHeap implements HandleService {
         this(allocator, DEFAULT_CHUNK_SIZE);
     }
 
-    /** @param chunkSize a power of two from 64 KiB to 8 MiB */
+    /**
+     * @param chunkSize a power of two from 64 KiB to 8 MiB
+     * @throws IllegalStateException if the allocator is closed
+     */
     public AnchorageHeap(FloeAllocator allocator, long chunkSize) {
         this.allocator = java.util.Objects.requireNonNull(allocator, "allocator");
+        if (allocator.isClosed()) throw new IllegalStateException("the allocator is closed");
         if (Long.bitCount(chunkSize) != 1 || chunkSize < (64 << 10) || chunkSize > (8 << 20)) {
             throw new IllegalArgumentException("chunk size must be a power of two in [64 KiB, 8 MiB]: " + chunkSize);
         }

@@ -151,9 +151,11 @@ public final class HandleSpace implements AutoCloseable {
      *                                  allocator (its offsets would name bytes of this one's region)
      *                                  or already serving another space (a service serves one
      *                                  space: this one's close releases all its memory)
+     * @throws IllegalStateException    if the allocator is closed
      */
     public HandleSpace(FloeAllocator allocator, HandleService service, long maxHandles) {
         Objects.requireNonNull(allocator, "allocator");
+        if (allocator.isClosed()) throw new IllegalStateException("the allocator is closed");
         this.service = Objects.requireNonNull(service, "service");
         if (service instanceof AnchorageHeap heap && heap.allocator() != allocator) {
             throw new IllegalArgumentException("the service's AnchorageHeap is on another allocator");
@@ -173,20 +175,16 @@ public final class HandleSpace implements AutoCloseable {
      * @throws IllegalStateException    if the space is closed, or {@code maxHandles} handles are
      *                                  live (a full table first runs the deferred frees of freed
      *                                  handles; a freed handle still pinned keeps its id)
-     * @throws FloeOutOfMemoryException if the allocator's budget is exhausted (after the deferred
-     *                                  frees of freed handles not pinned have run)
+     * @throws FloeOutOfMemoryException if the allocator's budget is exhausted, for the object or
+     *                                  for the handle table's next chunk (after the deferred frees
+     *                                  of freed handles not pinned have run)
      */
     public long allocate(long size) {
         ensureOpen();
         if (size <= 0 || size > maxObjectSize()) {
             throw new IllegalArgumentException("object size " + size + " is not in [1, " + maxObjectSize() + "]");
         }
-        int id = table.acquireId();
-        if (id == 0) { // freed handles hold their ids until their deferred free: run it, look again
-            retired.drainAll();
-            id = table.acquireId();
-            if (id == 0) throw new IllegalStateException("handle table full: " + table.maxHandles() + " handles live");
-        }
+        int id = newId();
         long off;
         try {
             off = blockFor(size, id);
@@ -196,6 +194,28 @@ public final class HandleSpace implements AutoCloseable {
         }
         region.slice(off, size).fill((byte) 0);
         return Handle.of(id, table.publish(id, (int) size, off));
+    }
+
+    /**
+     * An id for a new handle. Freed handles hold their ids, and their objects their blocks, until
+     * their deferred free: when the table is full, or the budget has no room for the table's next
+     * chunk (16,384 ids) while some wait, they are drained and the table is asked once more (a
+     * drain may give back ids, so that no new chunk is needed, or the budget for one).
+     */
+    private int newId() {
+        int id;
+        try {
+            id = table.acquireId();
+        } catch (FloeOutOfMemoryException e) {
+            if (retired.waiting() == 0) throw e;
+            id = 0;
+        }
+        if (id == 0) {
+            retired.drainAll();
+            id = table.acquireId();
+            if (id == 0) throw new IllegalStateException("handle table full: " + table.maxHandles() + " handles live");
+        }
+        return id;
     }
 
     /**

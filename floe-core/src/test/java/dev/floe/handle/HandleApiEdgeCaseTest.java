@@ -292,6 +292,43 @@ class HandleApiEdgeCaseTest {
         }
     }
 
+    /**
+     * The same for the handle table's next chunk: the first id past a chunk (16,384 ids) on a full
+     * budget, while fewer freed objects wait than a retire batch holds. It threw
+     * {@code FloeOutOfMemoryException}; only the object's block was retried after a drain.
+     */
+    @Test
+    void anIdThatNeedsANewTableChunkOnAFullBudgetFirstRunsTheDeferredFrees() {
+        try (FloeAllocator small = FloeAllocator.builder().regionSize(1L << 30).budget(16L << 20).jmx(false)
+                .name("handle-table-budget-edge-test").build()) {
+            HandleSpace s = new HandleSpace(small);
+            int big = 100; // fewer than a retire batch: their frees wait
+            for (int i = 0; i < HandleTable.CHUNK_ENTRIES - 1 - big; i++) s.allocate(8); // id 0 is never used
+            List<Long> freed = new ArrayList<>();
+            for (int i = 0; i < big; i++) freed.add(s.allocate(16 << 10)); // the last ids of the first chunk
+            try {
+                while (true) small.allocate(16 << 10);
+            } catch (dev.floe.memory.FloeOutOfMemoryException full) {
+                // the budget is full
+            }
+            for (long h : freed) s.free(h);
+            long h = assertDoesNotThrow(() -> s.allocate(8), "a new id needs the table's second chunk");
+            assertEquals(8, s.size(h));
+            s.close();
+        }
+    }
+
+    /** A space or heap on a closed allocator is refused when built, as Nova and ManualHeap refuse one (it was accepted). */
+    @Test
+    void aClosedAllocatorIsRefusedWhenASpaceOrHeapIsBuilt() {
+        FloeAllocator closed = FloeAllocator.builder().regionSize(1L << 30).jmx(false).build();
+        AnchorageHeap heap = new AnchorageHeap(closed);
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> new HandleSpace(closed));
+        assertThrows(IllegalStateException.class, () -> new AnchorageHeap(closed));
+        assertThrows(IllegalStateException.class, () -> new HandleSpace(closed, heap, 1_000));
+    }
+
     @Test
     void theDefragmenterRefusesANullOrClosedSpace() {
         NullPointerException npe = assertThrows(NullPointerException.class,
