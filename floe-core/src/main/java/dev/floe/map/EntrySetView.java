@@ -47,14 +47,14 @@ final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
 
     @Override
     public boolean contains(Object o) {
-        if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null) return false;
+        if (!(o instanceof Map.Entry<?, ?> e)) return false; // a null key: NullPointerException from get, as the skip list's
         Object v = view.get(e.getKey());
         return v != null && v.equals(e.getValue());
     }
 
     @Override
     public boolean remove(Object o) {
-        if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null) return false;
+        if (!(o instanceof Map.Entry<?, ?> e)) return false; // a null key: NullPointerException, as the skip list's
         return view.remove(e.getKey(), e.getValue());
     }
 

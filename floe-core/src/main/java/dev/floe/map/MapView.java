@@ -192,7 +192,11 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     public boolean remove(Object key, Object value) {
         try {
             checkKey(key);
-            if (value == null || !inRange(key)) return false;
+            if (!inRange(key)) return false; // first: a sub-view compares the key (ClassCastException), as the skip list's
+            if (value == null) {
+                core.checkOpen();
+                return false;
+            }
             return core.doIfPresent(key, (s, lw) -> {
                 if (!value.equals(deserializeLocked(s, lw))) {
                     core.values.unlock(s, ValueSlices.length(lw));
@@ -644,10 +648,20 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         return new MapView<>(root, core, range.reversed());
     }
 
+    /*
+     * The key, entry and value views of this view, made on first use and kept, as the skip list
+     * keeps its own: values() then equals itself (AbstractCollection compares identity) and a
+     * caller that asks again gets the same object. Racing first calls may make two; both work.
+     */
+    private KeySetView<K> keySet;
+    private EntrySetView<K, V> entrySet;
+    private ValuesView<K, V> values;
+
     @Override
     public NavigableSet<K> navigableKeySet() {
         core.checkOpen();
-        return new KeySetView<>(this);
+        KeySetView<K> v = keySet;
+        return v != null ? v : (keySet = new KeySetView<>(this));
     }
 
     @Override
@@ -664,12 +678,21 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     @Override
     public Set<Map.Entry<K, V>> entrySet() {
         core.checkOpen();
-        return new EntrySetView<>(this);
+        EntrySetView<K, V> v = entrySet;
+        return v != null ? v : (entrySet = new EntrySetView<>(this));
     }
 
     @Override
     public java.util.Collection<V> values() {
         core.checkOpen();
-        return new ValuesView<>(this);
+        ValuesView<K, V> v = values;
+        return v != null ? v : (values = new ValuesView<>(this));
+    }
+
+    /** {@inheritDoc} A closed map throws {@link IllegalStateException}, also for an empty {@code m}. */
+    @Override
+    public void putAll(Map<? extends K, ? extends V> m) {
+        core.checkOpen();
+        super.putAll(m);
     }
 }

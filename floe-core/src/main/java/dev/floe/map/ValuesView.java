@@ -41,7 +41,7 @@ final class ValuesView<K, V> extends AbstractCollection<V> {
 
     @Override
     public boolean contains(Object o) {
-        return o != null && view.containsValue(o);
+        return view.containsValue(o); // null: NullPointerException, as the skip list's
     }
 
     @Override

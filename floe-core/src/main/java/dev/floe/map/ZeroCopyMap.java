@@ -233,7 +233,11 @@ public final class ZeroCopyMap<K, V> {
      * map's key serializer: a key buffer of this map or of another one with the same key format) and
      * look it up in this view, so {@code removeAll} and {@code retainAll} with another key-buffer
      * set of the map work as they would on keys; a buffer of a key removed meanwhile, a value
-     * buffer, or an object that is not a buffer, is in no key set. (A buffer's own {@code equals} is identity; so it is
+     * buffer, or an object that is not a buffer, is in no key set. A buffer views the stored key
+     * (no copy): once its key is removed and a rebalance has dropped the entry, the buffer names
+     * no key, even if an equal key was put back since (which, before that rebalance, reuses the
+     * entry and so the buffer's key); the same holds for an iterator's {@code remove()} of the
+     * key its {@code next()} returned. (A buffer's own {@code equals} is identity; so it is
      * for {@link #values()} and {@link #entrySet()}, whose values are not unique.)
      */
     public Set<OakReadBuffer> keySet() {
@@ -405,7 +409,7 @@ public final class ZeroCopyMap<K, V> {
                 core.checkOpen();
                 KeyCopy key = core.keys.copy(lastKey);
                 lastKey = 0;
-                if (key != null) removeProbe(core, key); // null: already removed and dropped
+                if (key != null) removeProbe(core, key); // null: removed and dropped; the bytes that named it are gone (keySet())
             } finally {
                 Reference.reachabilityFence(this); // the map outlives the call (OakMap, "Memory")
             }

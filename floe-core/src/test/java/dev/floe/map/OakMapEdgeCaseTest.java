@@ -435,6 +435,10 @@ class OakMapEdgeCaseTest {
             uses.put("zc iterator(asked).hasNext", asked::hasNext);
             uses.put("zc stream iterator(asked).hasNext", askedStream::hasNext);
             uses.put("legacy iterator(asked).hasNext", legacyAsked::hasNext);
+            uses.put("putAll(empty)", () -> m.putAll(Map.of()));
+            uses.put("sub.putAll(empty)", () -> sub.putAll(Map.of()));
+            uses.put("sub.remove(out of range, null)", () -> sub.remove(30L, null));
+            uses.put("remove(k, null)", () -> m.remove(3L, null));
             assertEquals(List.of(), ClosedMapUses.notRefused(uses), (ownBudget ? "own budget" : "shared allocator") + ": uses of a closed map");
             assertTrue(m.isClosed());
             assertEquals(0, m.offHeapFootprint(), "a closed map holds nothing off-heap");
