@@ -191,7 +191,7 @@ class MapFunctionContractTest {
         }
     }
 
-    private static void awaitQuietly(CountDownLatch latch) {
+    static void awaitQuietly(CountDownLatch latch) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("never released");
         } catch (InterruptedException e) {

@@ -135,11 +135,7 @@ class UpdateOfOwnKeyTest {
                 Future<Boolean> writer = pool.submit(() -> m.zc().computeIfPresent(1L, w -> {
                     w.putLong(0, 11L);
                     inWriter.countDown();
-                    try {
-                        release.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+                    MapFunctionContractTest.awaitQuietly(release);
                 }));
                 assertTrue(inWriter.await(10, TimeUnit.SECONDS));
                 Future<Long> read = pool.submit(() -> m.get(1L));
