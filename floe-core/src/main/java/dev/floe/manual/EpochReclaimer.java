@@ -32,7 +32,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       (an idle thread: it would otherwise hold the epoch until it next defends) is
  *       <b>ejected</b> at once (CAS of its state to {@code EJECTED}); one that is behind with
  *       shields open blocks the advance until the limbo holds
- *       {@link ManualHeap.Config#ejectThreshold} objects or more, and is then ejected too.
+ *       {@link ManualHeap.Config#ejectThreshold} objects or more, or until a create finds the
+ *       allocator's budget exhausted, and is then ejected too. (Large objects can fill a budget
+ *       long before the threshold's count: one thread parked with a shield on a 64-byte object
+ *       made every create of 1 MiB objects fail after 15 on a 16 MiB budget.)
  *       Ejection is always safe (see {@link Shield}): it only decides who pays a rejoin. A participant whose thread ended is
  *       retired: its slots are cleared and the record dropped (a dead thread's shields cannot be
  *       used any more), so per-thread state is given back when threads end.</li>
@@ -145,8 +148,17 @@ final class EpochReclaimer {
 
     /** One round of acknowledge, advance, empty. */
     void collect(Participant self) {
+        collect(self, false);
+    }
+
+    /**
+     * One round of acknowledge, advance, empty; with {@code ejectLaggards}, every participant that
+     * is behind is ejected whatever the limbo holds (the allocator's budget is exhausted: the
+     * paper's "too many objects scheduled", counted in bytes rather than objects).
+     */
+    void collect(Participant self, boolean ejectLaggards) {
         acknowledge(self);
-        tryAdvance();
+        tryAdvance(ejectLaggards);
         limbo.sweep(slots, epochs, emptyRule); // reads the epoch G, then snapshots the slots
     }
 
@@ -182,12 +194,13 @@ final class EpochReclaimer {
 
     /**
      * Advances the global epoch by one if every participant has seen it or is ejected (ejecting
-     * laggards when the limbo is over the threshold; retiring the records of ended threads).
+     * laggards when the limbo is over the threshold or {@code ejectLaggards} is set; retiring the
+     * records of ended threads).
      */
-    boolean tryAdvance() {
+    boolean tryAdvance(boolean ejectLaggards) {
         long g = epochs.current();
         boolean blocked = false;
-        boolean eject = limbo.waiting() >= ejectThreshold;
+        boolean eject = ejectLaggards || limbo.waiting() >= ejectThreshold;
         for (Participant p : participants.get()) {
             long s = p.state();
             if (s == Participant.RETIRED) {

@@ -168,9 +168,12 @@ public final class ManualHeap {
             offset = allocator.allocate(bytes);
         } catch (dev.floe.memory.FloeOutOfMemoryException full) {
             // Abandoned objects keep their memory until a retire batch fills and their epochs
-            // pass, which a thread that only creates never brings about: reclaim what can be,
-            // then try once more (only on this path, which ends in the exception otherwise).
-            reclaim();
+            // pass, which a thread that only creates never brings about, and a thread that holds
+            // a shield while it works holds every epoch back until the limbo reaches the ejection
+            // threshold (a count of objects, which large objects never reach before the budget):
+            // reclaim what can be, ejecting such threads (always safe, EpochReclaimer), then try
+            // once more (only on this path, which ends in the exception otherwise).
+            reclaim(true);
             offset = allocator.allocate(bytes);
         }
         allocator.region().slice(offset, bytes).fill(fill);
@@ -227,9 +230,14 @@ public final class ManualHeap {
      * @throws IllegalStateException if the heap's allocator is closed
      */
     public long reclaim() {
+        return reclaim(false);
+    }
+
+    /** {@link #reclaim()}, ejecting every participant that holds the epoch back if {@code ejectLaggards}. */
+    private long reclaim(boolean ejectLaggards) {
         checkOpen();
         retired.drainAll();
-        for (long i = 0; i <= EpochReclaimer.GRACE_EPOCHS; i++) reclaimer.collect(local.get());
+        for (long i = 0; i <= EpochReclaimer.GRACE_EPOCHS; i++) reclaimer.collect(local.get(), ejectLaggards);
         return waiting();
     }
 

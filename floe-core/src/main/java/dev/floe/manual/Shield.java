@@ -93,8 +93,8 @@ public final class Shield implements AutoCloseable {
      * Defends {@code owner}'s object instead of the current one (paper: {@code Shield.Defend(ref
      * Owner)}).
      *
-     * @throws IllegalStateException    if the owner is empty (the shield then defends nothing) or
-     *                                  the shield is closed
+     * @throws IllegalStateException    if the owner is empty (the shield then defends nothing),
+     *                                  the shield is closed, or the heap's allocator is closed
      * @throws IllegalArgumentException if the owner belongs to another heap (the shield then keeps
      *                                  defending its current object)
      */
@@ -107,12 +107,16 @@ public final class Shield implements AutoCloseable {
      * concurrent abandon, as in a cache lookup that races with expiry), and the shield then
      * defends nothing.
      *
-     * @throws IllegalStateException    if the shield is closed
+     * @throws IllegalStateException    if the shield is closed, or the heap's allocator is closed
+     *                                  (the shield then keeps defending its current object: it
+     *                                  answered true and defended the new one, whose every access
+     *                                  then failed)
      * @throws IllegalArgumentException if the owner belongs to another heap (the shield then keeps
      *                                  defending its current object)
      */
     public boolean tryDefend(Owner owner) {
         checkUsable();
+        heap.checkOpen();
         Objects.requireNonNull(owner, "owner");
         if (owner.heap() != heap) throw new IllegalArgumentException("owner belongs to another heap");
         dropObject();

@@ -66,6 +66,48 @@ class ManualApiEdgeCaseTest {
     }
 
     /**
+     * A thread that holds a shield (on a small object of its own) while it works holds the epoch
+     * back, and was ejected only once the limbo held {@code ejectThreshold} objects (1,024): large
+     * objects fill the budget long before that, so every create failed (after 15 of 1 MiB on a
+     * 16 MiB budget). A create out of budget now ejects such threads before it tries again; the
+     * shielded object stays readable, and the thread's next defend rejoins.
+     */
+    @Test
+    void aThreadHoldingAShieldDoesNotMakeCreatesFailOnceTheBudgetIsFull() throws Exception {
+        try (FloeAllocator small = FloeAllocator.builder().regionSize(1L << 30).budget(16L << 20).jmx(false).build()) {
+            ManualHeap h = new ManualHeap(small);
+            java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+            long[] seen = new long[2];
+            Thread holder = Thread.ofPlatform().start(() -> {
+                Owner own = h.create(64);
+                try (Shield s = own.defend()) {
+                    s.setLong(0, 7);
+                    holding.countDown();
+                    done.await();
+                    seen[0] = s.getLong(0);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                try (Shield again = own.defend()) { // rejoins after its ejection
+                    seen[1] = again.getLong(0);
+                }
+                own.abandon();
+            });
+            assertTrue(holding.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            try {
+                for (int i = 0; i < 200; i++) h.create(1 << 20).abandon(); // 12 times the budget
+            } finally {
+                done.countDown();
+                holder.join(10_000);
+            }
+            assertTrue(h.ejections() > 0, "the holder was ejected");
+            assertEquals(7, seen[0], "the shielded object kept its memory");
+            assertEquals(7, seen[1]);
+        }
+    }
+
+    /**
      * The shield's view is a segment of its own confined arena, which the allocator's close
      * cannot reach: built after the region was unmapped, it read unmapped memory and the JVM
      * died (SIGSEGV). It must fail like every other access after the close.
@@ -80,6 +122,8 @@ class ManualApiEdgeCaseTest {
         assertThrows(IllegalStateException.class, () -> s.setLong(0, 1));
         assertThrows(IllegalStateException.class, s::segment);
         assertThrows(IllegalStateException.class, () -> heap.create(8));
+        assertThrows(IllegalStateException.class, () -> s.tryDefend(o), "answered true and defended after the close");
+        assertThrows(IllegalStateException.class, () -> s.defend(o));
         s.close(); // the slot goes back: no region access
     }
 
