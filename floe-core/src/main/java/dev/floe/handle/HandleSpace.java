@@ -403,7 +403,8 @@ public final class HandleSpace implements AutoCloseable {
     /**
      * Offers every retired id to reclamation now (normally this happens when a
      * retire batch fills): afterwards, everything retired before the call and not pinned has gone
-     * back to the service, except what a stalled retiring thread has not finished adding.
+     * back to the service, except what a stalled retiring thread has not finished adding, and
+     * what another thread was still draining after a wait of up to 100 ms for it.
      */
     public void drainRetired() {
         ensureOpen();

@@ -1,5 +1,6 @@
 package dev.floe.map;
 
+import dev.floe.reclaim.Backoff;
 import dev.floe.reclaim.SafePointer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -187,7 +188,7 @@ final class Chunk {
     /** Stops new updates and waits for the published ones to finish (called under the rebalance lock). */
     void freeze() {
         STATE.getAndBitwiseOr(this, FROZEN);
-        for (int spins = 0; (state & ~FROZEN) != 0; spins++) ValueSlices.backOff(spins);
+        for (int spins = 0; (state & ~FROZEN) != 0; spins++) Backoff.step(spins);
     }
 
     /**

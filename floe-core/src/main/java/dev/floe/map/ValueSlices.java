@@ -1,10 +1,10 @@
 package dev.floe.map;
 
 import dev.floe.memory.Region;
+import dev.floe.reclaim.Backoff;
 import dev.floe.reclaim.Nova;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -274,7 +274,7 @@ final class ValueSlices {
             if ((lw & (REMOVED | MOVED)) != 0) return GONE;
             if ((lw & LOCKED) != 0) {
                 if (spins == SELF_CHECK_SPINS && heldByCurrentThread(ptr)) throw waitsForItself();
-                backOff(spins);
+                Backoff.step(spins);
                 continue;
             }
             Object r;
@@ -304,7 +304,7 @@ final class ValueSlices {
             if ((lw & (REMOVED | MOVED)) != 0) throw GONE_SIGNAL;
             if ((lw & LOCKED) != 0) {
                 if (spins == SELF_CHECK_SPINS && heldByCurrentThread(ptr)) throw waitsForItself();
-                backOff(spins);
+                Backoff.step(spins);
                 continue;
             }
             long bits;
@@ -486,7 +486,7 @@ final class ValueSlices {
             if (lw < 0 || (lw & (REMOVED | MOVED)) != 0) return false;
             if ((lw & LOCKED) == 0) return true;
             if (spins == SELF_CHECK_SPINS && heldByCurrentThread(ptr)) throw waitsForItself();
-            backOff(spins);
+            Backoff.step(spins);
         }
     }
 
@@ -583,7 +583,7 @@ final class ValueSlices {
                 scope.held = true;
                 return lw | held;
             }
-            backOff(spins);
+            Backoff.step(spins);
         }
     }
 
@@ -645,19 +645,5 @@ final class ValueSlices {
      */
     static long nextSeq(long lw) {
         return (lw & ~SEQ_MASK) | ((lw + SEQ_ONE) & SEQ_MASK);
-    }
-
-    /**
-     * One step of a wait for another thread (a value's writer, a chunk's publishers): spin, then
-     * yield, then park for 1 us growing to 1 ms. Parking matters on virtual threads: a yield puts
-     * the waiter straight back on its carrier's queue, and waiters that only yield could keep both
-     * carriers busy while the threads they wait for made almost no progress (a compute scenario on
-     * 10 virtual threads over 2 carriers stalled past 15 s in about 3% of its runs; none in 240
-     * runs with parking). An interrupted thread's park returns at once, so it keeps yielding.
-     */
-    static void backOff(int spins) {
-        if (spins < 64) Thread.onSpinWait();
-        else if (spins < 128 || Thread.currentThread().isInterrupted()) Thread.yield();
-        else LockSupport.parkNanos(1L << Math.min(spins - 118, 20));
     }
 }

@@ -83,9 +83,10 @@ abstract sealed class RetiringSomar implements Somar permits Nova, EpochSomar, H
 
     /**
      * {@inheritDoc} Out of budget, it first frees what the retire batches hold and no
-     * announcement protects ({@link #reclaimNow}) and tries once more: deleted slices wait in
-     * the batches until one fills, so a thread that only allocates would otherwise be refused
-     * while most of the budget is deleted slices.
+     * announcement protects ({@link #reclaimNow}, which also waits briefly for batches other
+     * threads are draining) and tries once more: deleted slices wait in the batches until one
+     * fills, so a thread that only allocates would otherwise be refused while most of the budget
+     * is deleted slices. Slices other threads delete meanwhile may still be waiting then.
      */
     @Override
     public final long allocate(long length) {

@@ -69,6 +69,52 @@ class RetireBatchesTest {
         assertTrue(stripes >= 8 && stripes <= 64);
     }
 
+    /**
+     * A batch another thread sealed is out of every stripe while that thread drains it, so
+     * drainAll could not see it and returned while its references were still on their way (an
+     * allocation of handles from several threads was refused with half the table live). drainAll
+     * now waits for such drains, for at most {@link RetireBatches#SETTLE_NANOS}: it never returns
+     * before the other drain ended unless it waited that long, and a drain that never ends holds
+     * it up only that long.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {20, 10_000})
+    void drainAllWaitsForADrainRunningOnAnotherThread(long drainMillis) throws Exception {
+        CountDownLatch inDrain = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean otherDrainEnded = new AtomicBoolean();
+        Thread drainer = Thread.currentThread();
+        RetireBatches b = new RetireBatches(2, 1, (refs, n) -> {
+            if (Thread.currentThread() == drainer) return; // drainAll's own (empty) work
+            inDrain.countDown();
+            try {
+                release.await(drainMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            otherDrainEnded.set(true);
+        });
+        Thread other = Thread.ofPlatform().start(() -> {
+            b.add(1);
+            b.add(2); // fills and seals the batch: this thread drains it
+        });
+        try {
+            assertTrue(inDrain.await(10, TimeUnit.SECONDS));
+            long start = System.nanoTime();
+            b.drainAll();
+            long waited = System.nanoTime() - start;
+            boolean ended = otherDrainEnded.get();
+            assertTrue(ended || waited >= RetireBatches.SETTLE_NANOS,
+                    "drainAll returned after " + waited / 1_000_000 + " ms with the other drain still running");
+            if (drainMillis > 1_000) {
+                assertTrue(!ended && waited < 5_000_000_000L, "a drain that does not end holds drainAll up " + waited / 1_000_000 + " ms");
+            }
+        } finally {
+            release.countDown();
+            other.join(10_000);
+        }
+    }
+
     @Test
     void aFullBatchIsDrainedByTheThreadThatFillsIt() {
         Recorder rec = new Recorder();
