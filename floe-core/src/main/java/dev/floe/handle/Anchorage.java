@@ -287,7 +287,8 @@ public final class Anchorage implements AutoCloseable {
 
     /**
      * Stops the loop and waits (up to 10 s) for a pass in progress to end, the loop's or a
-     * {@link #runPass} caller's; afterwards {@link #runPass} throws {@link IllegalStateException}
+     * {@link #runPass} caller's, also on an interrupted thread (whose interrupt status is kept);
+     * afterwards {@link #runPass} throws {@link IllegalStateException}
      * and {@link #stats()} keeps the final counts. Closing twice is harmless. Close it before the
      * {@link HandleSpace}: if the space closes first, its close waits for the pass in progress,
      * which stops after its current batch, and the background loop ends by itself at its next
@@ -298,16 +299,28 @@ public final class Anchorage implements AutoCloseable {
     public void close() {
         stopped = true;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        try {
-            if (thread != null) {
-                LockSupport.unpark(thread);
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        boolean interrupted = false; // an interrupt does not cut the wait short (it returned at once): kept for after
+        if (thread != null) {
+            LockSupport.unpark(thread);
+            long left;
+            while (thread.isAlive() && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-            if (passLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                passLock.unlock(); // no pass in progress, and none can start: runPass sees stopped
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
+        while (true) {
+            try {
+                if (passLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    passLock.unlock(); // no pass in progress, and none can start: runPass sees stopped
+                }
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 }

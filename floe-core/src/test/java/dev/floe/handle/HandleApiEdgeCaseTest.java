@@ -341,6 +341,33 @@ class HandleApiEdgeCaseTest {
         assertThrows(IllegalStateException.class, () -> Anchorage.start(s, DefragConfig.DEFAULTS));
     }
 
+    /**
+     * close waits for the pass in progress also when the closing thread is interrupted: it
+     * returned at once (the interrupted wait threw), and the pass ended after the close.
+     * Passes run back to back from another thread, so one is in progress at the close.
+     */
+    @Test
+    void closeOnAnInterruptedThreadStillWaitsForThePassInProgress() throws InterruptedException {
+        HandleSpace s = space();
+        for (int i = 0; i < 20_000; i++) s.allocate(64);
+        Anchorage d = Anchorage.manual(s, DefragConfig.DEFAULTS.withMoveEverything(true));
+        Thread passes = Thread.ofPlatform().start(() -> {
+            try {
+                while (true) d.runPass();
+            } catch (IllegalStateException closed) {
+                // the close: done
+            }
+        });
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (d.stats().passes() < 1 && System.nanoTime() < deadline) Thread.sleep(1);
+        Thread.currentThread().interrupt();
+        d.close();
+        assertTrue(Thread.interrupted(), "the close kept the interrupt");
+        long atClose = d.stats().passes();
+        passes.join(10_000);
+        assertEquals(atClose, d.stats().passes(), "a pass ended after the close returned");
+    }
+
     /** {@code close} said it stops the service; a manual defragmenter kept running passes. */
     @Test
     void aClosedDefragmenterRunsNoMorePassesButKeepsItsStats() {
