@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -1375,12 +1376,17 @@ class OakMapStressTest {
     // =============================================================================================
 
     /**
-     * On a virtual thread, yields: virtual threads are not time-sliced, so a loop that never blocks
-     * keeps its carrier, and with as many such loops as carriers the other threads never run (the
-     * scenario would stall through no fault of the map). Nothing on a platform thread.
+     * On a virtual thread, parks for a microsecond: virtual threads are not time-sliced, so a loop
+     * that never blocks keeps its carrier, and with as many such loops as carriers the other
+     * threads never run (the scenario would stall through no fault of the map). Not a yield: a
+     * yielding virtual thread goes back to its carrier's own queue when that holds other work, and
+     * a carrier runs its own queue empty before it looks at the shared one, where the JDK puts a
+     * virtual thread whose timed park ended (a map waiter's back-off); two endless yield loops
+     * per carrier kept such a waiter off both carriers for seconds (the compute scenario on
+     * virtual threads hung in about 1 run of 100). Nothing on a platform thread.
      */
     static void letOthersRun() {
-        if (Thread.currentThread().isVirtual()) Thread.yield();
+        if (Thread.currentThread().isVirtual()) LockSupport.parkNanos(1_000);
     }
 
     static ThreadFactory platform(String name) {
