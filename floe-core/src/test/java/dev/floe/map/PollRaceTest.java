@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * range, a poll looked the first entry up and locked it afterwards: Lincheck's
  * {@code computeFamilyAndPollsAreLinearizable} caught that once in CI ({@code pollFirst(): 3012}
  * with key 2 present), and this test within a few thousand rounds. The writer starts after a
- * random spin of up to a microsecond or so, so that the rounds sweep the poll's window.
+ * random spin of up to a microsecond or so, and the poll after one of up to twice that, so that
+ * the rounds sweep the poll's window.
  */
 class PollRaceTest {
     private static final long ROUNDS = 40_000;
@@ -68,11 +69,16 @@ class PollRaceTest {
             writer.start();
             long rounds = 0, taken = 0;
             long deadline = System.nanoTime() + MAX_NANOS;
+            SplittableRandom r = new SplittableRandom(11);
             try {
                 while (rounds < ROUNDS && System.nanoTime() < deadline && failure.get() == null) {
                     map.clear();
                     map.put(edge, 0L);
                     go.set(++rounds);
+                    // the poll starts after a random spin too: the writer needs a while to see go,
+                    // so without it the poll nearly always came first (40,000 of 40,000 rounds in
+                    // some runs on a loaded machine, failing the check that both outcomes occur)
+                    for (int i = r.nextInt(400); i > 0; i--) Thread.onSpinWait();
                     Map.Entry<Long, Long> e = first ? map.pollFirstEntry() : map.pollLastEntry();
                     if (!await(done, rounds)) break;
                     assertNotNull(e, "round " + rounds + ": a poll of a map never empty found nothing");
