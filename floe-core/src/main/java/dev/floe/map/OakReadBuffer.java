@@ -14,8 +14,9 @@ import java.util.function.Function;
  * reads throw {@link RemovedValueException}. So do they, rarely, when the value moved (grew or
  * shrank past its block) and the memory it moved from was already reused, so that the buffer
  * cannot follow it, even a buffer just returned by {@code get}: that needs a Nova batch of
- * deletes between the move and the read (1,000 by default); a fresh {@code get} finds the value. Multi-byte getters use native byte order and allow any offset
- * within {@link #size()}; an offset outside it throws {@link IndexOutOfBoundsException}.
+ * deletes between the move and the read (1,000 by default); a fresh {@code get} finds the value.
+ * Multi-byte getters use native byte order and allow any offset within {@link #size()}; an
+ * offset outside it throws {@link IndexOutOfBoundsException}.
  * Buffers may be kept and read from any thread; the stream variants of the scan views reuse one
  * buffer per iterator, which then belongs to that iterator's thread.
  */

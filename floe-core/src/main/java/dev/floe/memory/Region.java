@@ -271,7 +271,8 @@ public abstract sealed class Region implements AutoCloseable permits MappedRegio
      * Unmaps (or frees) the whole region; a {@link #scopedView} still open defers the unmapping to
      * its arena's close. Only call it when no thread can still touch the region: every accessor,
      * and every access through another view, then fails with {@link IllegalStateException} instead
-     * of reaching unmapped memory ({@link #slice} may still make a view). A second close fails with {@link IllegalStateException}.
+     * of reaching unmapped memory ({@link #slice} may still make a view). A second close fails
+     * with {@link IllegalStateException}.
      */
     @Override
     public abstract void close();

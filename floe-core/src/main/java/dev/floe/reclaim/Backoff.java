@@ -9,7 +9,11 @@ import java.util.concurrent.locks.LockSupport;
  * queue, and waiters that only yield could keep both carriers busy while the threads they wait
  * for made almost no progress (a map compute scenario on 10 virtual threads over 2 carriers
  * stalled past 15 s in about 3% of its runs; none in 240 runs with parking). An interrupted
- * thread's park returns at once, so it keeps yielding.
+ * thread's park returns at once, so it keeps yielding. A parked virtual thread is woken only by
+ * its timeout, never by the thread it waits for, and the JDK queues it then on the scheduler's
+ * shared queue, which a carrier reads only when its own queue is empty: other virtual threads
+ * that yield in endless loops, two or more per carrier, keep that queue full and can hold the
+ * waiter off for seconds (docs/map.md; the map's stress tests park between steps for that).
  */
 public final class Backoff {
     private Backoff() {}
