@@ -35,8 +35,10 @@ import java.lang.invoke.VarHandle;
  * Updates that change an entry (link a new entry, install a value pointer) first
  * {@link #publish} themselves, which fails once a rebalance has {@link #freeze}d the chunk; the
  * rebalance waits until the published updates have {@link #unpublish}ed and then copies a chunk
- * no one can change. Value bytes are written in the shared value slice, not in the chunk, so
- * in-place writes need no publication and survive the copy. The state word packs both:
+ * no one can change. A publication covers only the CAS that changes the entry, never user code
+ * (a comparator that closed the map or rebalanced this chunk would wait for itself: the freeze
+ * would wait for its own publication). Value bytes are written in the shared value slice, not in
+ * the chunk, so in-place writes need no publication and survive the copy. The state word packs both:
  * <pre>
  *  63 (FROZEN)   62 .. 0: number of published updates in progress
  * </pre>
@@ -45,6 +47,8 @@ final class Chunk {
     static final int NEXT = 0, KEY = 1, VALUE = 2, PREFIX = 3, STRIDE = 4;
     /** {@link #search} result when a key it compared was retired (the chunk was replaced). */
     static final int RETRY = Integer.MIN_VALUE;
+    /** {@link #link} result when the chunk was frozen before the link: wait for the rebalance, then look again. */
+    static final int FROZEN_RETRY = Integer.MIN_VALUE + 1;
     private static final long FROZEN = 1L << 63;
     private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle STATE, ALLOCATED;
@@ -200,7 +204,12 @@ final class Chunk {
         STATE.getAndBitwiseAnd(this, ~FROZEN);
     }
 
-    /** Claims a free entry; 0 if the chunk is full. Call while published. */
+    /**
+     * Claims a free entry; 0 if the chunk is full. Needs no publication: the entry is private
+     * until {@link #link} (published) makes it reachable, and a claim on a frozen chunk only
+     * wastes an entry of a chunk that is being replaced (so {@link #used} may still grow after a
+     * freeze: a rebalance reads it as an upper bound, never to find entries).
+     */
     int allocateEntry() {
         int e = (int) ALLOCATED.getAndAdd(this, 1) + 1;
         return e <= capacity ? e : 0;
@@ -319,10 +328,20 @@ final class Chunk {
     }
 
     /**
-     * Links entry {@code e} (its key and value already written) after {@code pred}, walking on if
-     * others linked keys in between. Returns {@code e} when linked (the CAS is the insert's
-     * linearization point: key and value appear together), the entry that already holds the key,
-     * or {@link #RETRY}. Call while published.
+     * Links entry {@code e} (its key and value already written, {@link #prepare}) after
+     * {@code pred}, walking on if others linked keys in between. Returns {@code e} when linked
+     * (the CAS is the insert's linearization point: key and value appear together), the entry
+     * that already holds the key, {@link #RETRY}, or {@link #FROZEN_RETRY} when a rebalance (or
+     * the map's close) froze the chunk first.
+     *
+     * <p>Only the CAS is published: the walk's comparisons (user code: the comparator) run
+     * unpublished, so that user code never runs while this thread holds up a {@link #freeze} (a
+     * comparator that closes the map, or updates it so that this chunk is rebalanced, would
+     * otherwise wait for itself for ever). That is safe because entries are never unlinked and
+     * their keys never change: the walk reads a list that only grows, and the CAS, which expects
+     * exactly the successor the walk compared the probe with, fails if anything was linked there
+     * meanwhile. A walk that a rebalance overtook reads a frozen chunk (or meets a retired key:
+     * {@link #RETRY}); its publish then fails.
      */
     int link(KeySlices<?> keys, Object probe, int e, int pred) {
         long prefix = prefix(e);
@@ -340,7 +359,14 @@ final class Chunk {
             }
             // e is unreachable until the CAS below, which publishes this word with key and value
             ENTRY.setRelease(entries, e * STRIDE + NEXT, (long) cur);
-            if (ENTRY.compareAndSet(entries, pred * STRIDE + NEXT, (long) cur, (long) e)) return e;
+            if (!publish()) return FROZEN_RETRY;
+            boolean linked;
+            try {
+                linked = ENTRY.compareAndSet(entries, pred * STRIDE + NEXT, (long) cur, (long) e);
+            } finally {
+                unpublish();
+            }
+            if (linked) return e;
         }
     }
 

@@ -355,22 +355,18 @@ final class InternalOakMap<K, V> {
                 }
                 if (newValue == 0) newValue = newValue(value);
                 if (newKey == 0) newKey = newKey(key);
-                if (!c.publish()) {
-                    awaitRebalance();
+                // Case 3: link a new entry. User code (the comparator's prefix and comparisons)
+                // runs unpublished; only the link's CAS is published (Chunk.link).
+                long prefix = keys.prefixOfProbe(key);
+                int e = c.allocateEntry();
+                if (e == 0) {
+                    rebalance(c); // full (or frozen and being replaced: this waits for it)
                     continue;
                 }
-                int e, linked = 0;
-                try {
-                    e = c.allocateEntry();
-                    if (e != 0) {
-                        c.prepare(e, newKey, newValue, keys.prefixOfProbe(key));
-                        linked = c.link(keys, key, e, -r - 1);
-                    }
-                } finally {
-                    c.unpublish();
-                }
-                if (e == 0) {
-                    rebalance(c); // full
+                c.prepare(e, newKey, newValue, prefix);
+                int linked = c.link(keys, key, e, -r - 1);
+                if (linked == Chunk.FROZEN_RETRY) {
+                    awaitRebalance();
                     continue;
                 }
                 if (linked == e) {

@@ -51,7 +51,9 @@ final class KeyBuffer implements OakReadBuffer {
         return r;
     }
 
-    private static RemovedValueException removed() {
+    /** The failure of a read whose key slice was retired: the map's close if it came meanwhile, else the removal. */
+    private RuntimeException removed() {
+        map.checkOpen(); // closed during the read: IllegalStateException, as for any use after close
         return new RemovedValueException("the key was removed from the map and its memory reclaimed");
     }
 

@@ -10,11 +10,13 @@ import java.util.function.Function;
  *
  * <p>Every read is checked: a value buffer always reads the value's current bytes (following it
  * when it grows and moves) and each read sees one consistent version (no torn reads while a
- * writer updates it in place). Once the key is removed from the map (also by the map's close),
- * reads throw {@link RemovedValueException}. So do they, rarely, when the value moved (grew or
- * shrank past its block) and the memory it moved from was already reused, so that the buffer
- * cannot follow it, even a buffer just returned by {@code get}: that needs a Nova batch of
- * deletes between the move and the read (1,000 by default); a fresh {@code get} finds the value.
+ * writer updates it in place). Once the key is removed from the map, reads throw
+ * {@link RemovedValueException}; once the map is closed, {@link IllegalStateException} (also a
+ * read that was under way when the close came). Reads also throw RemovedValueException, rarely,
+ * when the value moved (grew or shrank past its block) and the memory it moved from was already
+ * reused, so that the buffer cannot follow it, even a buffer just returned by {@code get}: that
+ * needs a Nova batch of deletes between the move and the read (1,000 by default); a fresh
+ * {@code get} finds the value.
  * Multi-byte getters use native byte order and allow any offset within {@link #size()}; an
  * offset outside it throws {@link IndexOutOfBoundsException}.
  * Buffers may be kept and read from any thread; the stream variants of the scan views reuse one

@@ -85,10 +85,15 @@ final class ValueBuffer implements OakReadBuffer {
     }
 
 
-    /** Where the value went from slice {@code p}; throws if it was removed. */
+    /**
+     * Where the value went from slice {@code p}; throws if it was removed: IllegalStateException
+     * when the map was closed meanwhile (its close removes every key, but a read that overlapped
+     * the close reports the close, as any use after it does), else RemovedValueException.
+     */
     private long follow(long p) {
         long q = map.values.resolve(p);
         if (q == 0 || q == ValueSlices.LOST) {
+            map.checkOpen();
             // LOST: a slice on the way was reused, so whether the value was removed or moved
             // can no longer be told. Looking the key up again could hand out a value inserted
             // after a removal, so the buffer reports removal: never a wrong value.
