@@ -27,7 +27,11 @@ import java.util.Objects;
  * owner, {@link ManualHeap#createInto} puts a new object in it (and {@link #move} works as for
  * any owner); the owner word is then a field of the container, and the object graph the
  * collector traces has one object fewer per manual object. Every method here is final and the
- * word is private, so a subclass can neither copy nor alter it.
+ * word is private, so a subclass can neither copy nor alter it ({@link #clone} is final and
+ * refuses, also for a subclass that implements {@link Cloneable}; until 2026-11-24 such a
+ * subclass could clone the word into a second owner). A serializable subclass cannot carry it
+ * either: this class is not serializable and has no constructor without arguments, so such a
+ * subclass fails to deserialize.
  *
  * <h2>What Java cannot check (see the package documentation)</h2>
  * The paper's compiler front end makes owners non-copyable. In Java the reference itself is
@@ -133,6 +137,19 @@ public class Owner {
     @Override
     public String toString() {
         return isEmpty() ? "Owner[empty]" : "Owner[object]";
+    }
+
+    /**
+     * Always throws: a copy of an owner would be a second owner of its object (a shield through
+     * the copy after the original's abandon would read freed memory, and a second abandon would
+     * free the block again). Final, so that a subclass that implements {@link Cloneable} cannot
+     * copy the owner word with {@code Object.clone}.
+     *
+     * @throws CloneNotSupportedException always
+     */
+    @Override
+    protected final Object clone() throws CloneNotSupportedException {
+        throw new CloneNotSupportedException("an Owner cannot be copied (one owner per object): use move");
     }
 
     static {

@@ -177,4 +177,28 @@ class EpochReclamationTest {
         assertEquals(1, heap.freedCount());
         assertEquals(0, heap.participants());
     }
+
+    /**
+     * The common pool clears its workers' thread-locals after every task, so each task's first
+     * shield finds no participant in the heap's thread-local: it must get its thread's record
+     * back, not register another one that stays as long as the worker lives.
+     */
+    @Test
+    void poolWorkersWhoseThreadLocalsAreClearedKeepOneRecordEach() {
+        ManualHeap heap = new ManualHeap(alloc);
+        Owner o = heap.create(8);
+        java.util.Set<Thread> workers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < 2_000; i++) {
+            java.util.concurrent.CompletableFuture.runAsync(() -> {
+                workers.add(Thread.currentThread());
+                try (Shield s = o.defend()) {
+                    s.getLong(0);
+                }
+            }, java.util.concurrent.ForkJoinPool.commonPool()).join();
+        }
+        assertTrue(heap.participants() <= workers.size(),
+                heap.participants() + " records for " + workers.size() + " pool workers");
+        o.abandon();
+        assertEquals(0, heap.reclaim());
+    }
 }

@@ -190,6 +190,35 @@ class OwnerShieldTest {
         assertEquals(7, e.key);
     }
 
+    /** An embedding class that tries to copy its owner: with {@code clone} (it is Cloneable) and by serialization. */
+    static final class CopyableEntry extends Owner implements Cloneable, java.io.Serializable {
+        CopyableEntry(ManualHeap heap) {
+            super(heap);
+        }
+
+        CopyableEntry copy() throws CloneNotSupportedException {
+            return (CopyableEntry) clone();
+        }
+    }
+
+    @Test
+    void anEmbeddingClassCannotCopyItsOwner() throws Exception {
+        CopyableEntry e = new CopyableEntry(heap);
+        heap.createInto(e, 16, (byte) 5);
+        // a copy would be a second owner: a shield through it after e's abandon would read freed memory
+        assertThrows(CloneNotSupportedException.class, e::copy);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(e); // writes no owner word: Owner is not serializable
+        }
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            assertThrows(java.io.InvalidClassException.class, in::readObject, "no constructor to rebuild an Owner with");
+        }
+        e.abandon();
+        assertEquals(0, heap.reclaim());
+        assertEquals(1, heap.freedCount());
+    }
+
     @Test
     void refusedCreateIntoLeavesTheOwnerUnchanged() {
         Entry e = new Entry(heap, 1);
