@@ -19,9 +19,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>waiting</b>: wake every {@code wakeInterval} (500 ms); if F &gt; F_ub, start
  *       defragmenting.</li>
  *   <li><b>defragmenting</b>: run a pass that moves at most alpha × live bytes; it took T_pass
- *       of CPU time; if F &lt; F_lb or the pass moved nothing (no opportunity: pinned, or F is
- *       only internal to size classes), go back to waiting; else sleep T_pass / O_ub, so passes
- *       use at most O_ub of one core.</li>
+ *       of CPU time (wall-clock time where the JVM does not measure thread CPU time); if F &lt;
+ *       F_lb or the pass moved nothing (no opportunity: pinned, or F is only internal to size
+ *       classes), or the pass failed, go back to waiting; else sleep T_pass / O_ub, so passes
+ *       use at most O_ub of one core. In {@code moveEverything} mode only a failed pass goes
+ *       back to waiting.</li>
  * </ul>
  * ALASKA's passes run inside a stop-the-world barrier, so their length is a pause; here a pass
  * runs beside the application and only the handful of objects marked in one batch
@@ -111,6 +113,14 @@ public final class Anchorage implements AutoCloseable {
     }
 
     private void loop() {
+        try {
+            runLoop();
+        } finally {
+            defragmenting = false; // stats() after close(), which joins this thread, says so
+        }
+    }
+
+    private void runLoop() {
         if (config.lowPriority()) lowPriority = BackgroundPriority.lowerCurrentThread();
         long wake = saturatedNanos(config.wakeInterval());
         while (!stopped) {
@@ -123,8 +133,9 @@ public final class Anchorage implements AutoCloseable {
             // T_pass is the pass's CPU time: the overhead O_ub bounds is CPU taken from the
             // application, and a pass in the idle scheduling class may wait for a free core for
             // far longer than it computes (ALASKA's passes stop the world, where the two agree)
-            long t0 = passClock();
+            long cpu0 = threadCpuTime(), wall0 = System.nanoTime();
             long moved;
+            boolean failed = false;
             try {
                 moved = runPass();
             } catch (RuntimeException e) { // out of budget for copies, or the space was closed under us
@@ -135,12 +146,16 @@ public final class Anchorage implements AutoCloseable {
                 failures++;
                 System.getLogger("dev.floe.handle").log(System.Logger.Level.WARNING,
                         "defragmentation pass failed; waiting before the next one", e);
-                moved = 0; // back to waiting
+                moved = 0;
+                failed = true;
             }
-            long took = passClock() - t0;
+            long cpu1 = threadCpuTime(), wall1 = System.nanoTime();
+            long took = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : wall1 - wall0;
             loopPassCpuNanos += took;
-            if (!config.moveEverything()
-                    && (moved == 0 || heap.fragmentation() < config.fragmentationLow())) {
+            // a failed pass goes back to waiting in every mode (in moveEverything mode too: until
+            // 2026-11-24 a pass that failed for want of budget was retried at once, for ever)
+            if (failed || (!config.moveEverything()
+                    && (moved == 0 || heap.fragmentation() < config.fragmentationLow()))) {
                 defragmenting = false;
             } else {
                 sleep((long) (took / config.overheadBound()));
@@ -167,9 +182,14 @@ public final class Anchorage implements AutoCloseable {
 
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
-    /** The loop thread's CPU time, or wall-clock time where the JVM cannot measure thread CPU time. */
-    private static long passClock() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
+    /**
+     * The loop thread's CPU time, or -1 where the JVM cannot measure it now: unsupported, or
+     * switched off ({@code ThreadMXBean.setThreadCpuTimeEnabled(false)}, where the JVM answers -1).
+     * A pass measured without it counts wall-clock time instead. Until 2026-11-24 a JVM with thread
+     * CPU time switched off measured every pass as 0 ns, so the loop never slept between passes.
+     */
+    private static long threadCpuTime() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     /** Parks for {@code nanos} (despite spurious wake-ups) or until {@link #close()}. */

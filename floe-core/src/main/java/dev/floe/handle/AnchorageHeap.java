@@ -91,14 +91,22 @@ public final class AnchorageHeap implements HandleService {
     }
 
     /**
-     * @param chunkSize a power of two from 64 KiB to 8 MiB
-     * @throws IllegalStateException if the allocator is closed
+     * @param chunkSize a power of two from 64 KiB to 8 MiB, and at most the allocator's
+     *                  {@link FloeAllocator#maxAllocation()} (a chunk is one allocation)
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalArgumentException if {@code chunkSize} is not such a size
      */
     public AnchorageHeap(FloeAllocator allocator, long chunkSize) {
         this.allocator = java.util.Objects.requireNonNull(allocator, "allocator");
         if (allocator.isClosed()) throw new IllegalStateException("the allocator is closed");
         if (Long.bitCount(chunkSize) != 1 || chunkSize < (64 << 10) || chunkSize > (8 << 20)) {
             throw new IllegalArgumentException("chunk size must be a power of two in [64 KiB, 8 MiB]: " + chunkSize);
+        }
+        if (chunkSize > allocator.maxAllocation()) {
+            // else every allocation of the space failed with the allocator's message about a
+            // size the caller never asked for (until 2026-11-24)
+            throw new IllegalArgumentException("chunk size " + chunkSize + " is above the allocator's largest allocation ("
+                    + allocator.maxAllocation() + " bytes, for a region of " + allocator.region().size() + ")");
         }
         if (allocator.region().size() > (1L << EntryState.OFFSET_BITS)) {
             throw new IllegalArgumentException("handle entries address regions up to 1 TiB");

@@ -12,7 +12,7 @@ package dev.floe.handle;
  * @param totalPassNanos   wall-clock time spent in passes
  * @param maxPassNanos     longest pass, wall-clock (not a pause: passes run beside the application)
  * @param loopPassCpuNanos CPU time of the background loop's passes (wall-clock time where the JVM
- *                         cannot measure thread CPU time): what the overhead bound
+ *                         cannot measure thread CPU time, or has it switched off): what the overhead bound
  *                         {@link DefragConfig#overheadBound()} limits, since the loop sleeps
  *                         {@code T_pass / O_ub} after a pass of CPU time {@code T_pass}; a pass at
  *                         idle priority on a busy machine can take far longer in wall-clock time
