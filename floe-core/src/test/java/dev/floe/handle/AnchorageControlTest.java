@@ -21,15 +21,7 @@ class AnchorageControlTest {
     private static List<long[]> fragment(HandleSpace space, int n, double keep, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<long[]> kept = new ArrayList<>();
-        long[] all = new long[n];
-        for (int i = 0; i < n; i++) {
-            all[i] = space.allocate(SIZE);
-            long v = i;
-            space.write(all[i], s -> {
-                s.set(JAVA_LONG, 0, v);
-                return null;
-            });
-        }
+        long[] all = HandleTestSupport.numberedObjects(space, n, SIZE);
         for (int i = 0; i < n; i++) {
             if (rnd.nextDouble() < keep) kept.add(new long[] {all[i], i});
             else space.free(all[i]);

@@ -1,6 +1,5 @@
 package dev.floe.handle;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,15 +23,7 @@ class AnchorageLoopEdgeTest {
 
     /** {@code n} objects, every other one freed: a half-empty area for the loop to compact. */
     private static void halfEmpty(HandleSpace space, int n) {
-        long[] all = new long[n];
-        for (int i = 0; i < n; i++) {
-            all[i] = space.allocate(SIZE);
-            long v = i;
-            space.write(all[i], s -> {
-                s.set(JAVA_LONG, 0, v);
-                return null;
-            });
-        }
+        long[] all = HandleTestSupport.numberedObjects(space, n, SIZE);
         for (int i = 1; i < n; i += 2) space.free(all[i]);
         space.drainRetired();
     }
