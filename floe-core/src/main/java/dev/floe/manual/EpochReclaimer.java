@@ -6,8 +6,6 @@ import dev.floe.reclaim.EraLimbo;
 import dev.floe.reclaim.HazardSlots;
 import dev.floe.reclaim.HazardSnapshot;
 
-import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -19,7 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Protocol</h2>
  * <ul>
  *   <li><b>Participants.</b> Every thread that opens shields has a {@link Participant} (its local
- *       epoch) in {@link #participants}. A new record starts ejected and joins at its first defend.</li>
+ *       epoch) in a {@link ParticipantRegistry}. A new record starts ejected and joins at its first defend.</li>
  *   <li><b>Abandon.</b> The owner's reference is exchanged with 0 and appended to a retire batch.
  *       A full batch is drained ({@link #drain}) by the thread that seals it: the batch is
  *       stamped with the global epoch read now — at least the epoch in which each of its
@@ -43,9 +41,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       sorted {@link HazardSnapshot} of every slot (the compact summary: one pass over the slots,
  *       then a binary search per object; the paper uses a Bloom filter for the same purpose); free
  *       each parked object whose stamp {@code s} has {@code G >= s + GRACE_EPOCHS} and whose
- *       reference is in no slot; keep the rest parked with their stamp. The snapshot's buffer,
- *       the limbo's groups and the participant array are reused, so a round allocates nothing
- *       in the steady state.</li>
+ *       reference is in no slot; keep the rest parked with their stamp. The snapshot's buffer
+ *       and the limbo's groups are reused and the participant table is scanned without an
+ *       iterator, so a round allocates nothing in the steady state.</li>
  * </ul>
  *
  * <h2>Why three epochs</h2>
@@ -74,12 +72,8 @@ final class EpochReclaimer {
     /** {@link #empty} as the limbo's callback (one object, not one per sweep). */
     private final EraLimbo.Release emptyRule = this::empty;
     private final long ejectThreshold;
-    /**
-     * The registered participants, copy-on-write: a join or a removal (once per thread) replaces
-     * the array by CAS, so the scan of every {@link #tryAdvance} iterates a plain array and
-     * allocates nothing.
-     */
-    private final AtomicReference<Participant[]> participants = new AtomicReference<>(new Participant[0]);
+    /** The registered participants: scanned by {@link #tryAdvance}, searched by {@link #join}. */
+    private final ParticipantRegistry participants = new ParticipantRegistry(this::retireDead);
     private final LongAdder freed = new LongAdder();
     private final LongAdder ejections = new LongAdder();
     private final LongAdder rejoins = new LongAdder();
@@ -92,58 +86,17 @@ final class EpochReclaimer {
     }
 
     /**
-     * Registers a new (ejected, joining) participant for the calling thread, and drops the records
-     * of ended threads from the copy it installs: a join copies the array anyway, and without
-     * drains (a workload that only defends, on short-lived threads) nothing else would drop them,
-     * so the array, and the cost of every later join, grew with every thread that ever defended.
-     * The dropped records are retired after the exchange ({@link #retireDead}: their slots cleared,
-     * as by {@link #tryAdvance}); their threads ended, so their shields can never be used again.
-     *
-     * <p>A thread that already has a record gets it back instead: its thread-local reference was
-     * cleared while it lived on, as the common {@code ForkJoinPool} clears its workers'
-     * thread-locals after every task. Until 2026-11-24 each such task joined anew and the
-     * thread's old records stayed registered as long as the thread lived (an audit counted 7,101
-     * records of one worker after 20,000 tasks, each join copying them all). The scan that finds
-     * it is the one a join makes anyway.
+     * The calling thread's participant: its existing record, or a new (ejected, joining) one.
+     * A thread that already has a record gets it back: its thread-local reference was cleared
+     * while it lived on, as the common {@code ForkJoinPool} clears its workers' thread-locals
+     * after every task. Until 2026-11-24 each such task joined anew and the thread's old records
+     * stayed registered as long as the thread lived (an audit counted 7,101 records of one worker
+     * after 20,000 tasks). A join costs {@code O(1)} amortized ({@link ParticipantRegistry}).
      */
     Participant join() {
         Thread me = Thread.currentThread();
-        Participant p = null;
-        while (true) {
-            Participant[] now = participants.get();
-            for (Participant q : now) {
-                if (q.thread() == me) return q; // only this thread registers records of itself
-            }
-            if (p == null) p = new Participant(me);
-            Participant[] next = new Participant[now.length + 1];
-            int n = 0;
-            for (Participant q : now) {
-                if (q.thread().isAlive()) next[n++] = q; // termination happens-before false
-            }
-            next[n++] = p;
-            if (participants.compareAndSet(now, n == next.length ? next : Arrays.copyOf(next, n))) {
-                if (n <= now.length) {
-                    for (Participant q : now) {
-                        if (!q.thread().isAlive()) retireDead(q); // unregister inside: already done
-                    }
-                }
-                return p;
-            }
-        }
-    }
-
-    /** Drops {@code p} from the registered participants (no-op if another call already did). */
-    private void unregister(Participant p) {
-        while (true) {
-            Participant[] now = participants.get();
-            int i = 0;
-            while (i < now.length && now[i] != p) i++;
-            if (i == now.length) return;
-            Participant[] next = new Participant[now.length - 1];
-            System.arraycopy(now, 0, next, 0, i);
-            System.arraycopy(now, i + 1, next, i, now.length - i - 1);
-            if (participants.compareAndSet(now, next)) return;
-        }
+        Participant p = participants.find(me); // only this thread registers records of itself
+        return p != null ? p : participants.add(new Participant(me));
     }
 
     /** The owning thread rejoins at {@code epoch} (CAS from EJECTED; retried by the caller). */
@@ -213,10 +166,13 @@ final class EpochReclaimer {
         long g = epochs.current();
         boolean blocked = false;
         boolean eject = ejectLaggards || limbo.waiting() >= ejectThreshold;
-        for (Participant p : participants.get()) {
+        Participant[] table = participants.table();
+        for (int i = 0; i < table.length; i++) {
+            Participant p = ParticipantRegistry.at(table, i);
+            if (p == null) continue;
             long s = p.state();
             if (s == Participant.RETIRED) {
-                unregister(p);
+                participants.remove(p);
                 continue;
             }
             if (!p.thread().isAlive()) { // termination happens-before this result
@@ -237,7 +193,7 @@ final class EpochReclaimer {
         if (p.retire()) {
             for (int slot : p.heldSlots()) slots.clear(slot); // its shields can never be used again
         }
-        unregister(p);
+        participants.remove(p);
     }
 
     long waiting() {
@@ -257,6 +213,6 @@ final class EpochReclaimer {
     }
 
     int participantCount() {
-        return participants.get().length;
+        return participants.size();
     }
 }

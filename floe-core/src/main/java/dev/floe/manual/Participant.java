@@ -43,6 +43,8 @@ final class Participant {
     private int[] held = new int[4];
     @SuppressWarnings("unused") // written through HELD_COUNT (release), read plainly by the owner
     private int heldCount;
+    /** This record's slot in its {@link ParticipantRegistry}, -1 when not registered; under the registry's lock. */
+    private int registrySlot = -1;
 
     Participant(Thread thread) {
         this.thread = thread;
@@ -50,6 +52,14 @@ final class Participant {
 
     Thread thread() {
         return thread;
+    }
+
+    int registrySlot() {
+        return registrySlot;
+    }
+
+    void registrySlot(int slot) {
+        registrySlot = slot;
     }
 
     /** The state word (volatile read). */

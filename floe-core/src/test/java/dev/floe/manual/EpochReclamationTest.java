@@ -201,4 +201,48 @@ class EpochReclamationTest {
         o.abandon();
         assertEquals(0, heap.reclaim());
     }
+
+    /**
+     * Ten thousand live virtual threads that each defend once: each registers one record, an
+     * advance with all of them registered passes them (they acknowledged the epoch they joined
+     * at), and their records are dropped once they end. Joins cost O(1) amortized
+     * ({@link ParticipantRegistry}); with the copy-on-write array they cost O(n) each.
+     */
+    @Test
+    void manyLiveVirtualThreadsEachRegisterOneRecordAndGiveItBack() throws Exception {
+        ManualHeap heap = new ManualHeap(alloc);
+        Owner o = heap.create(8);
+        try (Shield s = o.defend()) {
+            s.setLong(0, 77);
+        }
+        int n = 10_000;
+        java.util.concurrent.CountDownLatch defended = new java.util.concurrent.CountDownLatch(n);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger wrong = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try (Shield s = o.defend()) {
+                    if (s.getLong(0) != 77) wrong.incrementAndGet();
+                }
+                defended.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        defended.await();
+        assertEquals(0, wrong.get());
+        assertEquals(n + 1, heap.participants());
+        long epoch = heap.epoch();
+        heap.reclaim(); // rounds of the protocol over every record: idle ones are ejected, not waited for
+        assertTrue(heap.epoch() > epoch, "the epoch advanced past " + n + " idle participants");
+        release.countDown();
+        for (Thread t : threads) t.join();
+        o.abandon();
+        assertEquals(0, heap.reclaim());
+        assertEquals(1, heap.participants(), "the ended threads' records are dropped");
+    }
 }

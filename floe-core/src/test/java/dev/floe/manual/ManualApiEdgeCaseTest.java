@@ -261,8 +261,8 @@ class ManualApiEdgeCaseTest {
      * alike" (docs/manual.md). Records of ended threads were dropped only by a drain (an abandon
      * that seals a batch, or {@code reclaim()}): a read-only workload on short-lived virtual
      * threads kept one record (and its ended {@code Thread}) per thread that ever defended, and
-     * every new thread's join copied the whole array (quadratic). A join now drops the records of
-     * ended threads as it copies.
+     * every new thread's join copied the whole array (quadratic). Now the join that finds the
+     * record table full drops the records of ended threads ({@link ParticipantRegistry}).
      */
     @Test
     void recordsOfEndedThreadsAreDroppedWithoutAnyAbandon() throws Exception {
