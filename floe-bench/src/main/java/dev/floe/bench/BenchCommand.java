@@ -108,7 +108,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", paramLabel = "SEC", description = "Warm-up seconds per implementation and cell.")
     private Double warmup;
 
-    @Option(names = "--runs", paramLabel = "N", description = "Runs per implementation and cell (median; default 3, lockfree --full: 5; map ingest --quick: 1).")
+    @Option(names = "--runs", paramLabel = "N", description = "Runs per implementation and cell (median; default 3, lockfree --full: 5; map ingest --quick: 1 unless given).")
     private Integer runs;
 
     @Option(names = "--gc", split = ",", paramLabel = "GC", converter = CollectorConverter.class,

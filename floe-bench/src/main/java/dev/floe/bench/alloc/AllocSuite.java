@@ -76,6 +76,8 @@ public final class AllocSuite implements Suite {
     /** The release goal: RSS after at most this factor of (before + growth share). */
     private static final double RELEASE_SLACK = 1.1;
     private static final double RELEASE_KEPT_SHARE = 0.1;
+    /** The {@code extra} key of {@link #releaseShare}, which the release goal reads. */
+    static final String RELEASE_SHARE = "rss_after_vs_limit";
 
     private final Map<String, AllocWorkload> workloads = Map.of(
             SAME_THREAD, TimedWorkload.ring(SizeTable.fixed(TimedWorkload.BLOCK_BYTES)),
@@ -175,11 +177,23 @@ public final class AllocSuite implements Suite {
         return checks;
     }
 
+    /**
+     * The release goal reads the median of each run's {@link #releaseShare}, not a limit built from
+     * the medians of {@code rss_before} and {@code rss_peak} set against the median of
+     * {@code rss_after}: those can come from three different runs (fresh JVMs), and two runs that
+     * each missed the goal could then be reported as met.
+     */
     private static TargetCheck releaseCheck(Result r) {
-        double before = r.extra().get("rss_before");
-        double peak = r.extra().get("rss_peak");
-        double limit = RELEASE_SLACK * (before + RELEASE_KEPT_SHARE * (peak - before));
-        return new TargetCheck("release-rss", FLOE + " RSS after free+trim <= 1.1 x (before + 10% of growth)",
-                RELEASE, 1, FLOE, null, "rss_after_bytes", r.extra().get("rss_after"), "<=", limit);
+        return new TargetCheck("release-rss", FLOE + " RSS after free+trim <= 1.1 x (before + 10% of growth), "
+                + "median of runs", RELEASE, 1, FLOE, null, RELEASE_SHARE + "_ratio", r.extra().get(RELEASE_SHARE),
+                "<=", 1.0);
+    }
+
+    /**
+     * One run's RSS after freeing over the goal's limit, {@code 1.1 x (before + 10% of (peak -
+     * before))}: at most 1 when the run meets the goal.
+     */
+    static double releaseShare(double rssBefore, double rssPeak, double rssAfter) {
+        return rssAfter / (RELEASE_SLACK * (rssBefore + RELEASE_KEPT_SHARE * (rssPeak - rssBefore)));
     }
 }

@@ -25,7 +25,8 @@ import java.util.SplittableRandom;
  *
  * <p>Reported: {@code ops_per_s} = (allocations + frees) per second over the allocate and free
  * phases; {@code rss_bytes} = {@code rss_after - rss_before}, the memory the process kept; in
- * {@code extra}, {@code rss_before}, {@code rss_peak}, {@code rss_after}, {@code ops_per_s},
+ * {@code extra}, {@code rss_before}, {@code rss_peak}, {@code rss_after}, {@code rss_after_vs_limit}
+ * (this run's {@code rss_after} over the goal's limit, which the goal reads), {@code ops_per_s},
  * {@code blocks} and {@code bytes}; the {@code memory} snapshot is the one taken after freeing.
  */
 final class ReleaseWorkload implements AllocWorkload {
@@ -70,6 +71,7 @@ final class ReleaseWorkload implements AllocWorkload {
             extra.put("rss_before", (double) rssBefore);
             extra.put("rss_peak", (double) rssPeak);
             extra.put("rss_after", (double) after.rssBytes());
+            extra.put(AllocSuite.RELEASE_SHARE, AllocSuite.releaseShare(rssBefore, rssPeak, after.rssBytes()));
             extra.put("ops_per_s", opsPerSecond);
             extra.put("blocks", (double) sizes.length);
             extra.put("bytes", (double) Arrays.stream(sizes).asLongStream().sum());

@@ -49,7 +49,7 @@ public final class ConsoleReport {
             TextTable targets = new TextTable("verdict", "goal", "workload", ">threads", ">observed", "", ">target");
             for (TargetCheck t : r.targets()) {
                 targets.row(t.met() ? "met" : "MISSED", t.description(), t.workload(), String.valueOf(t.threads()),
-                        value(t.metric(), t.observed()), t.comparison(), value(t.metric(), t.threshold()));
+                        Units.of(t.metric(), t.observed()), t.comparison(), Units.of(t.metric(), t.threshold()));
             }
             out.append(targets.render());
         }
@@ -72,14 +72,8 @@ public final class ConsoleReport {
         return extra.entrySet().stream()
                 .filter(e -> !e.getKey().equals(Metric.OPS_PER_S.name()))
                 .filter(e -> !Result.SERIES_ELEMENT.matcher(e.getKey()).matches())
-                .map(e -> e.getKey() + "=" + value(e.getKey(), e.getValue()))
+                .map(e -> e.getKey() + "=" + Units.of(e.getKey(), e.getValue()))
                 .collect(Collectors.joining(" "));
     }
 
-    private static String value(String key, double v) {
-        if (key.endsWith("_ratio")) return Units.ratio(v);
-        if (key.contains("bytes") || key.startsWith("rss")) return Units.bytes(v);
-        if (key.contains("per_s")) return Units.rate(v);
-        return Units.number(v);
-    }
 }

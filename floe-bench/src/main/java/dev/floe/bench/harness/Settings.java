@@ -14,9 +14,11 @@ import java.util.Optional;
  * @param variants what the runner schedules: every implementation in every {@link JvmConfig}
  *                 of {@code --gc}, {@code --heap} and {@code --offheap} (just {@code impls}
  *                 under their own names when none is given)
+ * @param runsGiven whether {@code runs} came from {@code --runs} (a suite may lower its own
+ *                 default for a cell, never the number the user asked for)
  */
 public record Settings(Mode mode, double durationSeconds, double warmupSeconds, int runs,
-                       List<Integer> threads, List<String> impls, List<Variant> variants) {
+                       List<Integer> threads, List<String> impls, List<Variant> variants, boolean runsGiven) {
 
     /**
      * Largest thread count a cell takes: each is a platform thread in the worker JVM, and far past
@@ -51,6 +53,12 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
         if (variants.stream().map(Variant::label).distinct().count() != variants.size()) {
             throw new IllegalArgumentException("variant labels are not unique: " + variants);
         }
+    }
+
+    /** Settings with the suite's own number of runs ({@code --runs} not given). */
+    public Settings(Mode mode, double durationSeconds, double warmupSeconds, int runs, List<Integer> threads,
+                    List<String> impls, List<Variant> variants) {
+        this(mode, durationSeconds, warmupSeconds, runs, threads, impls, variants, false);
     }
 
     /** Settings in the suite's own JVM configuration: each implementation under its own name. */
@@ -107,7 +115,7 @@ public record Settings(Mode mode, double durationSeconds, double warmupSeconds, 
                 o.warmup() != null ? o.warmup() : d.warmupSeconds(),
                 o.runs() != null ? o.runs() : d.runs(),
                 o.threads() != null ? o.threads().stream().distinct().toList() : d.threads(),
-                impls, variants(suite, impls, configs));
+                impls, variants(suite, impls, configs), o.runs() != null);
         refuseBudgetsBeyond(Machine.physicalMemoryBytes(), suite, s);
         return s;
     }

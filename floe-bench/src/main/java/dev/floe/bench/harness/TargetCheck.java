@@ -23,8 +23,12 @@ public record TargetCheck(String target, String description, String workload, in
         }
     }
 
-    /** Whether the goal was reached. */
+    /**
+     * Whether the goal was reached; never for an undefined observation (NaN, or an infinite
+     * ratio, which the JSON and the console show as undefined too: docs/benchmarks.md).
+     */
     public boolean met() {
+        if (!Double.isFinite(observed)) return false;
         return comparison.equals(">=") ? observed >= threshold : observed <= threshold;
     }
 
@@ -45,7 +49,9 @@ public record TargetCheck(String target, String description, String workload, in
         return m;
     }
 
+    /** Four decimals, whole numbers from 1000; a non-finite value stays as it is ({@code null} in the JSON). */
     private static double round(double v) {
+        if (!Double.isFinite(v)) return v;
         return Math.abs(v) >= 1000 ? Math.round(v) : Math.round(v * 1e4) / 1e4;
     }
 }

@@ -39,4 +39,20 @@ public final class Units {
         if (!Double.isFinite(v)) return "-";
         return BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
     }
+
+    /**
+     * A figure under its JSON key, in the unit the key names: {@code *_ratio} as a ratio; byte
+     * counts (keys containing {@code bytes}, and the RSS readings {@code rss}, {@code rss_before},
+     * {@code rss_peak}, {@code rss_after}) as sizes; {@code *per_s*} as a rate; anything else (a
+     * count such as {@code rss_samples}, a time in ms) as a plain number.
+     */
+    public static String of(String key, double v) {
+        String k = key.toLowerCase(Locale.ROOT);
+        if (k.endsWith("_ratio")) return ratio(v);
+        if (k.contains("bytes") || RSS_READINGS.contains(k)) return bytes(v);
+        if (k.contains("per_s")) return rate(v);
+        return number(v);
+    }
+
+    private static final java.util.Set<String> RSS_READINGS = java.util.Set.of("rss", "rss_before", "rss_peak", "rss_after");
 }

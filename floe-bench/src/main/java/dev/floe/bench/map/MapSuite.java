@@ -233,12 +233,12 @@ public final class MapSuite implements Suite {
      * times: its goal reads {@code ingested_bytes}, a fill up to a limit that hardly moves between
      * runs (three main jobs: {@code floe-oak} 206,592 entries every time, {@code cslm-offheap}
      * within 2%), and no goal reads its rate; its fresh JVMs took 37 s of a 561 s main job
-     * (docs/benchmarks.md).
+     * (docs/benchmarks.md). An explicit {@code --runs} applies to {@code ingest} too.
      */
     @Override
     public int runs(Cell cell, Settings settings) {
         boolean quickIngest = settings.mode() == Mode.QUICK && cell.workload().equals(MapWorkload.INGEST.label());
-        return quickIngest ? 1 : settings.runs(); // Settings refuses runs < 1
+        return quickIngest && !settings.runsGiven() ? 1 : settings.runs(); // Settings refuses runs < 1
     }
 
     @Override

@@ -33,7 +33,7 @@ public final class ConsoleSummary {
             if (!s.ratios().isEmpty()) out.append(ratioMatrix(s));
             for (TargetData t : s.targets()) {
                 out.append(String.format("  %-6s  %s (%s t=%d): %s%n", t.met() ? "met" : "MISSED", t.description(),
-                        t.workload(), t.threads(), Format.value(t.metric(), t.observed())));
+                        t.workload(), t.threads(), Units.of(t.metric(), t.observed())));
             }
         }
         if (run.host() != null) {

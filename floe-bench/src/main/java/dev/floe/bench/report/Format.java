@@ -12,15 +12,6 @@ final class Format {
 
     private Format() {}
 
-    /** A figure named {@code key}: ratios as {@code 1.23x}, bytes in KiB/MiB/GiB, rates with k/M/G. */
-    static String value(String key, double v) {
-        String k = key.toLowerCase(Locale.ROOT);
-        if (k.endsWith("_ratio")) return Units.ratio(v);
-        if (k.contains("bytes") || k.startsWith("rss")) return Units.bytes(v);
-        if (k.contains("per_s")) return Units.rate(v);
-        return Units.number(v);
-    }
-
     /** A change from {@code before} to {@code after} in percent, signed ({@code +12.3%}), or {@code -} if undefined. */
     static String percent(double before, double after) {
         if (!(before > 0) || !Double.isFinite(after)) return "-";

@@ -164,7 +164,7 @@ public final class HtmlReport {
                 out.append("<ul class=\"targets\">");
                 for (TargetData t : s.targets()) {
                     out.append("<li>").append(mark(t.met())).append(' ').append(esc(t.description()))
-                            .append(": ").append(esc(Format.value(t.metric(), t.observed()))).append("</li>");
+                            .append(": ").append(esc(Units.of(t.metric(), t.observed()))).append("</li>");
                 }
                 out.append("</ul>");
             }
@@ -214,9 +214,9 @@ public final class HtmlReport {
         for (TargetData t : targets) {
             out.append("<tr class=\"target\"><td>").append(mark(t.met())).append("</td><td>").append(esc(t.description()))
                     .append("</td><td>").append(esc(t.workload())).append("</td><td class=\"n\">").append(t.threads())
-                    .append("</td><td class=\"n\">").append(esc(Format.value(t.metric(), t.observed())))
+                    .append("</td><td class=\"n\">").append(esc(Units.of(t.metric(), t.observed())))
                     .append("</td><td>").append(esc(symbol(t.comparison()))).append("</td><td class=\"n\">")
-                    .append(esc(Format.value(t.metric(), t.threshold()))).append("</td></tr>\n");
+                    .append(esc(Units.of(t.metric(), t.threshold()))).append("</td></tr>\n");
         }
         out.append("</tbody>\n</table>\n");
     }
@@ -232,7 +232,7 @@ public final class HtmlReport {
                     .append("</td><td>").append(esc(r.impl())).append("</td><td>").append(esc(r.vs()))
                     .append("</td><td>").append(esc(r.metric())).append("</td><td class=\"n").append(tone).append("\">")
                     .append(esc(Units.ratio(r.medianRatio()))).append("</td><td>");
-            out.append(goals.stream().map(t -> esc(symbol(t.comparison()) + " " + Format.value(t.metric(), t.threshold()))
+            out.append(goals.stream().map(t -> esc(symbol(t.comparison()) + " " + Units.of(t.metric(), t.threshold()))
                     + " " + mark(t.met())).collect(Collectors.joining("<br/>")));
             out.append("</td></tr>\n");
         }
@@ -273,7 +273,7 @@ public final class HtmlReport {
     private static String extra(ResultData r) {
         List<String> parts = new ArrayList<>();
         r.scalarExtras().forEach((k, v) -> {
-            if (!k.equals("ops_per_s")) parts.add(k + "=" + Format.value(k, v));
+            if (!k.equals("ops_per_s")) parts.add(k + "=" + Units.of(k, v));
         });
         r.seriesExtras().forEach((k, v) -> parts.add(k + ": " + v.length + " samples (charted)"));
         return String.join(" ", parts);
