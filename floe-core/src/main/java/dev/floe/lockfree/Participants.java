@@ -67,9 +67,12 @@ final class Participants {
      * What a thread knows about this table. One per thread and table, dropped with the thread.
      * The last-used index matters for borrowers: without it two threads whose ids hash to the
      * same home slot keep trading participants (each takes the other's when its own is busy), and
-     * every operation then moves a participant's cache lines between cores.
+     * every operation then moves a participant's cache lines between cores. A thread can lose its
+     * seat while it lives (the common {@code ForkJoinPool} clears its workers' thread-locals after
+     * every task), so a new seat looks up the participant its thread may still own
+     * ({@link #seatOfCurrentThread}).
      */
-    private final ThreadLocal<Seat> seats = ThreadLocal.withInitial(Seat::new);
+    private final ThreadLocal<Seat> seats = ThreadLocal.withInitial(this::seatOfCurrentThread);
 
     /** A thread's state for one table; only that thread reads or writes it. */
     private static final class Seat {
@@ -81,6 +84,29 @@ final class Participants {
         int lastUsed;
         /** Borrows left before the next attempt to own; the first borrow tries. */
         int untilOwnAttempt = 1;
+    }
+
+    /**
+     * A new seat for the calling thread, with the participant it owns if it owns one. Until
+     * 2026-11-24 a seat started empty, and a common-pool worker whose thread-locals were cleared
+     * owned another participant in each task: one live thread soon held the whole cap, the limbo
+     * lists of the participants it forgot were never freed while it lived ({@code reclaimIdle}
+     * skips a live owner's), and {@link #disown} reported that it owned nothing. The scan reads
+     * owner fields only; a thread finds itself only in the field it wrote itself (another thread
+     * writes an owner field only to take a participant from an ended owner, or clears its own).
+     * It runs once per seat, never on the operation path; virtual threads never own, so skip it.
+     */
+    private Seat seatOfCurrentThread() {
+        Seat seat = new Seat();
+        if (seat.mayOwn) {
+            for (Participant p : table) {
+                if (p.ownerSeenByOthers() == seat.thread) {
+                    seat.owned = p;
+                    break;
+                }
+            }
+        }
+        return seat;
     }
 
     Participants(int initial, int limboCapacity) {

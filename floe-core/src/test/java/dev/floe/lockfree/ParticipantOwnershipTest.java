@@ -334,4 +334,66 @@ class ParticipantOwnershipTest {
             m.close();
         }
     }
+
+    /**
+     * The common pool clears its workers' thread-locals after every task, where a thread's seat
+     * (and the participant it owns) is kept. Each task used to own another participant: one live
+     * worker held the whole cap. Now a new seat finds the participant its thread owns.
+     */
+    @Test
+    void aPoolWorkerWhoseThreadLocalsAreClearedOwnsOneParticipant() {
+        try (FloeAllocator alloc = Schemes.allocator()) {
+            Reclamation rec = Reclamation.oaVer(alloc);
+            java.util.Set<Thread> workers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            try (MichaelHashTable t = new MichaelHashTable(rec, 1000)) {
+                for (int task = 0; task < 50; task++) {
+                    long base = task * 100L;
+                    onCommonPool(workers, () -> {
+                        for (long k = 0; k < 40; k++) t.insert(base + k, k);
+                        for (long k = 0; k < 40; k++) t.remove(base + k);
+                    });
+                }
+            }
+            assertTrue(rec.participants.ownedCount() <= workers.size(),
+                    rec.participants.ownedCount() + " participants owned by " + workers.size() + " threads");
+        }
+    }
+
+    /**
+     * docs/lockfree.md, "Limits": have each worker detach before it finishes. A pool worker that
+     * detaches in a later task than the one that made it an owner gives its participant (and
+     * limbo list) back; before, it was told it owned nothing and the retired nodes stayed in
+     * limbo for the worker's life.
+     */
+    @Test
+    void aPoolWorkerDetachingInALaterTaskLeavesNothingInLimbo() {
+        try (FloeAllocator alloc = Schemes.allocator()) {
+            long baseline = alloc.stats().liveBytes();
+            Reclamation rec = Reclamation.oaVer(alloc);
+            java.util.Set<Thread> workers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            MichaelHashTable t = new MichaelHashTable(rec, 1000);
+            for (int task = 0; task < 10; task++) {
+                long base = task * 100L;
+                onCommonPool(workers, () -> {
+                    for (long k = 0; k < 20; k++) t.insert(base + k, k);
+                    for (long k = 0; k < 20; k++) t.remove(base + k);
+                });
+            }
+            java.util.concurrent.atomic.AtomicBoolean detached = new java.util.concurrent.atomic.AtomicBoolean();
+            for (int i = 0; i < 4; i++) onCommonPool(workers, () -> detached.compareAndSet(false, rec.detachCurrentThread()));
+            t.close();
+            rec.detachCurrentThread();
+            rec.reclaimIdle();
+            assertTrue(detached.get(), "a worker that owned a participant was told it owned none");
+            assertEquals(0, rec.stats().inLimbo(), "retired nodes stranded in limbo");
+            assertEquals(0, alloc.stats().liveBytes() - baseline, "bytes leaked");
+        }
+    }
+
+    private static void onCommonPool(java.util.Set<Thread> workers, Runnable task) {
+        java.util.concurrent.CompletableFuture.runAsync(() -> {
+            workers.add(Thread.currentThread());
+            task.run();
+        }, java.util.concurrent.ForkJoinPool.commonPool()).join();
+    }
 }
