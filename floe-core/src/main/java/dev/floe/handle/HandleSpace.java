@@ -252,7 +252,7 @@ public final class HandleSpace implements AutoCloseable {
             R r;
             try {
                 r = reader.read(region.slice(EntryState.offset(s), HandleTable.size(a)).asReadOnly());
-            } catch (RuntimeException | Error e) { // also Errors: garbage can make a reader allocate a huge array or recurse
+            } catch (Throwable e) { // also Errors (garbage can make a reader allocate a huge array or recurse) and undeclared checked exceptions
                 if (unchanged(id, s, a)) throw e;
                 continue; // the bytes were not this object's: the exception is discarded
             }

@@ -327,7 +327,12 @@ final class InternalOakMap<K, V> {
                     long p = c.value(r);
                     if (Chunk.holdsValue(p)) { // case 1 if p is present
                         if (mode == IfPresent.KEEP && !wantOld) {
-                            if (values.isLive(p)) return Boolean.FALSE;
+                            // waits while a writer holds the value, as containsLive does: a poll
+                            // takes effect under L before its removal store, so a key it polled is
+                            // absent from then on (until 2026-11-24 this read the lock word without
+                            // waiting and answered "present" for it). False: removed (install ours)
+                            // or moved (the entry no longer holds p, so the CAS below fails: retry).
+                            if (values.presentAfterWriter(p)) return Boolean.FALSE;
                         } else {
                             // lock it: the lock itself tells whether it is present (null: removed)
                             Object done = updatePresent(key, p, value, compute, mode, wantOld);
@@ -457,7 +462,7 @@ final class InternalOakMap<K, V> {
         try {
             size = valueSerializer.sizeOf(value);
             values.checkSize(size);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             values.unlock(s, ValueSlices.length(s.lockWord));
             throw e;
         }
@@ -465,7 +470,7 @@ final class InternalOakMap<K, V> {
             values.beginWrite(s);
             try {
                 valueSerializer.serialize(value, values.privateView(s.ptr, size));
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) {
                 unlockRestoring(s, previous, e); // the serializer failed mid-write
                 throw e;
             }
@@ -475,7 +480,7 @@ final class InternalOakMap<K, V> {
         long q;
         try {
             q = newValue(value);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             values.unlock(s, ValueSlices.length(s.lockWord));
             throw e;
         }
@@ -502,7 +507,7 @@ final class InternalOakMap<K, V> {
                     valueSerializer.serialize(previous, values.privateView(s.ptr, size));
                     length = size;
                 }
-            } catch (RuntimeException | Error again) {
+            } catch (Throwable again) {
                 failure.addSuppressed(again);
             }
         }
@@ -515,7 +520,7 @@ final class InternalOakMap<K, V> {
         OakWriteBuffer buffer = new OakWriteBuffer(this, s);
         try {
             writer.accept(buffer);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             buffer.abandon(); // drops a resized copy, undoes the writes made in place, unlocks
             throw e;
         }
@@ -647,7 +652,7 @@ final class InternalOakMap<K, V> {
             try {
                 c = locate(probe);
                 r = c.search(keys, probe);
-            } catch (RuntimeException | Error e) { // the user's comparator: the entry cannot be found to count it
+            } catch (Throwable e) { // the user's comparator: the entry cannot be found to count it
                 uncountedRemovals = true;
                 throw e;
             }
@@ -672,7 +677,7 @@ final class InternalOakMap<K, V> {
         long p = values.allocate(size);
         try {
             valueSerializer.serialize(value, values.privateView(p, size));
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             nova.deletePrivate(p);
             throw e;
         }

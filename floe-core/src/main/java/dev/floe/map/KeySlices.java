@@ -76,7 +76,7 @@ final class KeySlices<K> {
         }
         try {
             serializer.serialize(key, target);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             nova.deletePrivate(ptr);
             throw e;
         }

@@ -375,7 +375,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
     final V deserializeLocked(WriteScope s, long lw) {
         try {
             return core.valueSerializer.deserialize(core.values.privateView(s.ptr, ValueSlices.length(lw)).asReadOnly());
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             core.values.unlock(s, ValueSlices.length(lw));
             throw e;
         }
@@ -387,7 +387,7 @@ class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<
         V nv;
         try {
             nv = fn.apply(key, old); // under the claim: readers, this thread's too, see the old value meanwhile
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             core.values.unlock(s, ValueSlices.length(lw));
             throw e;
         }

@@ -294,7 +294,7 @@ public final class OakWriteBuffer {
                 map.values.setPrivateLength(target, length);
                 try {
                     map.move(probe, scope, target);
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) {
                     rollback();
                     throw e;
                 }
