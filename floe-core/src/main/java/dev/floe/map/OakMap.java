@@ -185,11 +185,13 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
 
         /**
          * Gives the map an allocator of its own that holds at most {@code bytes} of off-heap
-         * memory (closed with the map). Its region reserves 16 to 32 times that much address
-         * space (4 to 8 times past 256 GiB; nothing is committed for it), half of it for size
-         * classes: a superblock keeps the size class it was carved for, so values whose sizes
-         * shift over the map's life need room for the peak of every class they used (here, a
-         * full budget in each of 8 classes).
+         * memory (closed with the map). Its region reserves 16 times the largest power of two
+         * {@code <= bytes} of address space, at least 64 MiB (8 to 16 times the budget); from a
+         * 32 GiB power of two on, at least 256 GiB and 4 times it (2 to 8 times the budget).
+         * Nothing is committed for it. Half of it is for size classes: a superblock keeps the
+         * size class it was carved for, so values whose sizes shift over the map's life need
+         * room for the peak of every class they used (here, 4 to 8 full budgets; 8 when the
+         * budget is a power of two).
          */
         public Builder<K, V> budget(long bytes) {
             if (bytes <= 0) throw new IllegalArgumentException("budget must be positive: " + bytes);
@@ -247,7 +249,8 @@ public final class OakMap<K, V> extends MapView<K, V> implements AutoCloseable {
             if (budget > 0) {
                 // Address space, not memory: a superblock keeps the size class it was carved for,
                 // so a map whose value sizes shift needs room for the peak of every class it used.
-                // 16 to 32 times the budget (at least 64 MiB), and past 256 GiB 4 to 8 times.
+                // 16 x span (8 to 16 times the budget, at least 64 MiB); past a 16 GiB span,
+                // max(256 GiB, 4 x span).
                 long span = Long.highestOneBit(budget);
                 long region = span <= (16L << 30) ? Math.max(64L << 20, span << 4) : Math.max(256L << 30, span << 2);
                 FloeAllocator.Builder ab = FloeAllocator.builder().name("floe-map").budget(budget).regionSize(region);
