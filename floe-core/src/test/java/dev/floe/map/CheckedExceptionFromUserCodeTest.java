@@ -8,7 +8,6 @@ import dev.floe.memory.FloeAllocator;
 import dev.floe.reclaim.Nova;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -83,18 +82,18 @@ class CheckedExceptionFromUserCodeTest {
     static final class Failing implements OakSerializer<byte[]> {
         @Override
         public void serialize(byte[] v, MemorySegment target) {
-            MemorySegment.copy(v, 0, target, ValueLayout.JAVA_BYTE, 0, v.length);
+            OakCodecs.BYTES.serialize(v, target);
             if (v.length > 0 && v[0] == 13) throw sneaky(new IOException("disk full"));
         }
 
         @Override
         public byte[] deserialize(MemorySegment source) {
-            return source.toArray(ValueLayout.JAVA_BYTE);
+            return OakCodecs.BYTES.deserialize(source);
         }
 
         @Override
         public int sizeOf(byte[] v) {
-            return v.length;
+            return OakCodecs.BYTES.sizeOf(v);
         }
     }
 

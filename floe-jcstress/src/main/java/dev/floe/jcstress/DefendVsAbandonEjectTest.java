@@ -64,15 +64,7 @@ public class DefendVsAbandonEjectTest {
 
     @Actor
     public void defender(II_Result r) {
-        try (Shield s = HEAP.newShield()) {
-            if (!s.tryDefend(owner)) {
-                r.r1 = 0;
-                return;
-            }
-            long a = s.getLong(0);
-            long b = s.getLong(8);
-            r.r1 = a == stamp && b == stamp ? 1 : 2;
-        }
+        r.r1 = Floe.defendAndRead(HEAP, owner, stamp);
     }
 
     @Actor
@@ -84,9 +76,6 @@ public class DefendVsAbandonEjectTest {
 
     @Arbiter
     public void check(II_Result r) {
-        try (Shield s = next.defend()) {
-            r.r2 = s.getLong(0) == NEXT_WORD && s.getLong(8) == NEXT_WORD ? 1 : 0;
-        }
-        next.abandon();
+        r.r2 = Floe.holdsThenAbandon(next, NEXT_WORD);
     }
 }

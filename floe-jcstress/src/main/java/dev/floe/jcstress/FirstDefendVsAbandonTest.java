@@ -5,7 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.floe.manual.ManualHeap;
 import dev.floe.manual.Owner;
-import dev.floe.manual.Shield;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -48,13 +47,7 @@ public class FirstDefendVsAbandonTest {
 
     @Actor
     public void firstDefend(II_Result r) {
-        try (Shield s = heap.newShield()) {
-            if (!s.tryDefend(owner)) {
-                r.r1 = 0;
-                return;
-            }
-            r.r1 = s.getLong(0) == WORD && s.getLong(8) == WORD ? 1 : 2;
-        }
+        r.r1 = Floe.defendAndRead(heap, owner, WORD); // the thread's first shield on this heap: it joins
     }
 
     @Actor
@@ -66,10 +59,7 @@ public class FirstDefendVsAbandonTest {
 
     @Arbiter
     public void check(II_Result r) {
-        try (Shield s = next.defend()) {
-            r.r2 = s.getLong(0) == NEXT_WORD && s.getLong(8) == NEXT_WORD ? 1 : 0;
-        }
-        next.abandon();
+        r.r2 = Floe.holdsThenAbandon(next, NEXT_WORD);
         heap.reclaim(); // gives both blocks back to the shared allocator
     }
 }

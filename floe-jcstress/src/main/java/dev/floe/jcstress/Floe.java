@@ -1,6 +1,9 @@
 package dev.floe.jcstress;
 
 import dev.floe.handle.HandleSpace;
+import dev.floe.manual.ManualHeap;
+import dev.floe.manual.Owner;
+import dev.floe.manual.Shield;
 import dev.floe.memory.FloeAllocator;
 import dev.floe.memory.RegionMode;
 import dev.floe.reclaim.Nova;
@@ -29,6 +32,30 @@ final class Floe {
     static final long LENGTH = 16;
 
     private Floe() {}
+
+    /**
+     * Snowflake tests: defends {@code owner} with a new shield of {@code heap} and reads both
+     * words of its object: 0 if the owner was empty, 1 if both read {@code word}, 2 otherwise
+     * (another object's bytes: a use after free).
+     */
+    static int defendAndRead(ManualHeap heap, Owner owner, long word) {
+        try (Shield s = heap.newShield()) {
+            if (!s.tryDefend(owner)) return 0;
+            long a = s.getLong(0);
+            long b = s.getLong(8);
+            return a == word && b == word ? 1 : 2;
+        }
+    }
+
+    /** Snowflake tests: 1 if both words of {@code owner}'s object still hold {@code word}, else 0; then abandons it. */
+    static int holdsThenAbandon(Owner owner, long word) {
+        int r;
+        try (Shield s = owner.defend()) {
+            r = s.getLong(0) == word && s.getLong(8) == word ? 1 : 0;
+        }
+        owner.abandon();
+        return r;
+    }
 
     /** Allocates a slice whose two words hold its own pointer (written privately). */
     static long allocateNamed(Nova nova) {
