@@ -188,7 +188,7 @@ public final class HandleSpace implements AutoCloseable {
         long off;
         try {
             off = blockFor(size, id);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // the service is user code: also Errors and undeclared checked exceptions
             table.releaseId(id);
             throw e;
         }
@@ -316,7 +316,7 @@ public final class HandleSpace implements AutoCloseable {
                 if (table.meta(id) != a) continue;
                 return new Pin(this, handle, slot, region.slice(EntryState.offset(s), HandleTable.size(a)));
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // also an Error: a StackOverflowError here once kept the slot for good
             pins.clear(slot);
             throw e;
         }
@@ -493,7 +493,7 @@ public final class HandleSpace implements AutoCloseable {
                 long to;
                 try {
                     to = service.allocate(size, (int) id);
-                } catch (RuntimeException e) { // out of memory: un-mark this and the rest, report
+                } catch (Throwable e) { // out of memory (or any failure of the service): un-mark this and the rest, report
                     for (int k = i; k < n; k++) {
                         if (marked[k] != 0) table.casState(ids[k] & 0xFFFF_FFFFL, marked[k], EntryState.settled(marked[k]));
                     }
@@ -518,19 +518,39 @@ public final class HandleSpace implements AutoCloseable {
         return new Moves(moved, held, cancelled, bytes);
     }
 
-    /** Drain of the retire batches: freed ids go back when no pin holds them. */
+    /**
+     * Drain of the retire batches: freed ids go back when no pin holds them. A failure of the
+     * service's free (user code) costs only that entry: it stays retired (its id is not reused
+     * over a block that may not have been freed, and a later drain tries again), the rest of the
+     * batch is drained, and the first failure is rethrown at the end with the others suppressed.
+     * Before, the first failure abandoned the rest of the batch: up to 127 blocks and ids lost.
+     */
     private void drain(long[] refs, int count) {
         long[] pinned = null;
+        Throwable failure = null;
         for (int i = 0; i < count; i++) {
             long r = refs[i];
             if (pinned == null) pinned = pins.snapshot(); // after the frees' CASes (batch acquire)
             if (HazardSlots.contains(pinned, r)) {
                 retired.add(r); // still pinned: retried at a later drain
-            } else {
-                service.free(EntryState.offset(table.state(r)));
-                table.releaseId((int) r);
+                continue;
             }
+            try {
+                service.free(EntryState.offset(table.state(r)));
+            } catch (Throwable e) {
+                retired.add(r);
+                if (failure == null) failure = e; else failure.addSuppressed(e);
+                continue;
+            }
+            table.releaseId((int) r);
         }
+        if (failure != null) throw sneakyThrow(failure);
+    }
+
+    /** Rethrows {@code t} as it is (an undeclared checked exception of the service stays itself). */
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> RuntimeException sneakyThrow(Throwable t) throws T {
+        throw (T) t;
     }
 
     private long checkedId(long handle) {
