@@ -520,10 +520,11 @@ public final class HandleSpace implements AutoCloseable {
 
     /**
      * Drain of the retire batches: freed ids go back when no pin holds them. A failure of the
-     * service's free (user code) costs only that entry: it stays retired (its id is not reused
-     * over a block that may not have been freed, and a later drain tries again), the rest of the
-     * batch is drained, and the first failure is rethrown at the end with the others suppressed.
-     * Before, the first failure abandoned the rest of the batch: up to 127 blocks and ids lost.
+     * service's free (user code) costs only that entry: its id is set aside for good (never
+     * reused over a block that may or may not have been freed; retrying could free it twice, and
+     * a free that keeps failing would make every later drain throw), the rest of the batch is
+     * drained, and the first failure is rethrown at the end with the others suppressed. Before,
+     * the first failure abandoned the rest of the batch: up to 127 blocks and ids lost.
      */
     private void drain(long[] refs, int count) {
         long[] pinned = null;
@@ -538,9 +539,8 @@ public final class HandleSpace implements AutoCloseable {
             try {
                 service.free(EntryState.offset(table.state(r)));
             } catch (Throwable e) {
-                retired.add(r);
                 if (failure == null) failure = e; else failure.addSuppressed(e);
-                continue;
+                continue; // the id stays taken: see above
             }
             table.releaseId((int) r);
         }
