@@ -3,9 +3,13 @@ package dev.floe.bench.harness;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Locale;
+import java.util.Set;
 
 /** Human-readable numbers for the console: rates with k/M/G, sizes in KiB/MiB/GiB, ratios as {@code 1.23x}. */
 public final class Units {
+
+    /** Extra keys that hold an RSS reading in bytes without saying {@code bytes} in their name. */
+    private static final Set<String> RSS_READINGS = Set.of("rss", "rss_before", "rss_peak", "rss_after");
 
     private Units() {}
 
@@ -53,6 +57,4 @@ public final class Units {
         if (k.contains("per_s")) return rate(v);
         return number(v);
     }
-
-    private static final java.util.Set<String> RSS_READINGS = java.util.Set.of("rss", "rss_before", "rss_peak", "rss_after");
 }
